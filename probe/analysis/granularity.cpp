@@ -1,0 +1,69 @@
+#include "granularity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gpu_topology::analysis {
+
+std::optional<double> two_class_threshold(std::span<const double> samples) {
+    if (samples.size() < 2) return std::nullopt;
+    std::vector<double> v(samples.begin(), samples.end());
+    std::sort(v.begin(), v.end());
+    if (v.front() == v.back()) return std::nullopt;
+    const double n = double(v.size());
+    double total = 0;
+    for (double x : v) total += x;
+    double left_sum = 0, best_score = -1, best = v.front();
+    for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+        left_sum += v[i];
+        if (v[i] == v[i + 1]) continue;
+        const double wl = double(i + 1) / n, wr = 1 - wl;
+        const double ml = left_sum / double(i + 1), mr = (total - left_sum) / (n - double(i + 1));
+        const double score = wl * wr * (ml - mr) * (ml - mr);
+        if (score > best_score) {
+            best_score = score;
+            best = (v[i] + v[i + 1]) / 2;
+        }
+    }
+    return best;
+}
+
+std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std::uint32_t stride_bytes) {
+    const auto threshold = two_class_threshold(cycles);
+    if (!threshold) return std::nullopt;
+    std::vector<std::size_t> slow;
+    for (std::size_t i = 0; i < cycles.size(); ++i)
+        if (cycles[i] > *threshold) slow.push_back(i);
+    if (slow.size() < 3) return std::nullopt;
+    std::map<std::size_t, std::size_t> distances;
+    for (std::size_t i = 1; i < slow.size(); ++i) ++distances[slow[i] - slow[i - 1]];
+    const auto mode = std::max_element(distances.begin(), distances.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    return Granularity{static_cast<std::uint32_t>(mode->first * stride_bytes),
+                       double(mode->second) / double(slow.size() - 1)};
+}
+
+std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance) {
+    if (spans.size() < 2) return std::nullopt;
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
+    const double base = double(spans.front().span_bytes);
+    if (base <= 0) return std::nullopt;
+    std::size_t line_index = 0;
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+        if (std::abs(double(spans[i].span_bytes) / base - 1.0) <= tolerance)
+            line_index = i;
+        else
+            break;
+    }
+    if (line_index + 1 >= spans.size()) return std::nullopt;  // never grew: line >= largest stride tested
+    const auto& line = spans[line_index];
+    const auto& next = spans[line_index + 1];
+    const double expected = double(next.stride_bytes) / double(line.stride_bytes);
+    const double ratio = double(next.span_bytes) / double(line.span_bytes);
+    if (ratio < 1.0 + (expected - 1.0) / 2) return std::nullopt;  // grew, but not like a line boundary
+    const double confidence = std::clamp(1.0 - std::abs(ratio - expected) / expected, 0.0, 1.0);
+    return LineEstimate{line.stride_bytes, confidence};
+}
+
+}  // namespace gpu_topology::analysis

@@ -1,0 +1,41 @@
+#pragma once
+// Line and fetch granularity from measurements, independent of the GPU.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace gpu_topology::analysis {
+
+// Threshold that splits samples into a fast and a slow class (Otsu: maximal
+// between-class variance). Returns nullopt when all samples are equal.
+std::optional<double> two_class_threshold(std::span<const double> samples);
+
+struct Granularity {
+    std::uint32_t bytes = 0;
+    double confidence = 0;  // share of slow-to-slow distances equal to `bytes`
+};
+
+// First touch of consecutive addresses `stride_bytes` apart: every fetch from
+// the next level is slow, the accesses it brought in are fast. The distance
+// between slow accesses is the fetch granularity.
+std::optional<Granularity> fetch_granularity(std::span<const double> first_touch_cycles, std::uint32_t stride_bytes);
+
+struct StrideSpan {
+    std::uint32_t stride_bytes = 0;
+    std::uint64_t span_bytes = 0;  // largest fitting ring footprint at this stride
+};
+
+struct LineEstimate {
+    std::uint32_t line_bytes = 0;
+    double confidence = 0;  // how close the span ratio at twice the line is to 2
+};
+
+// A cache holds capacity/line lines. A ring touching one word per `stride`
+// fills one line per element while stride <= line (span stays at capacity),
+// and spreads over stride/line times the capacity once stride > line. The line
+// is the largest stride whose span still equals the smallest stride's; a span
+// that grows by about 2 at twice that stride confirms it.
+std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance = 0.12);
+
+}  // namespace gpu_topology::analysis

@@ -1,0 +1,52 @@
+#include "hierarchy.hpp"
+
+namespace gpu_topology::analysis {
+namespace {
+
+Plateau make_plateau(const Sweep& curve, std::size_t begin, std::size_t end) {
+    // Leave out the points next to a change where possible: they are often a
+    // blend of two levels.
+    std::size_t a = begin, b = end;
+    if (b - a >= 4) {
+        ++a;
+        --b;
+    }
+    const auto samples = pool(curve, a, b);
+    return {curve.points[begin].footprint_bytes, curve.points[end - 1].footprint_bytes, summarize(samples)};
+}
+
+}  // namespace
+
+Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bool starts_in_l1,
+                              const ChangePointOptions& options) {
+    Hierarchy h;
+    h.change_points = detect_change_points(curve, options);
+    std::vector<std::pair<std::size_t, std::size_t>> segments;
+    std::size_t begin = 0;
+    for (const auto& cp : h.change_points) {
+        segments.emplace_back(begin, cp.index);
+        begin = cp.index;
+    }
+    segments.emplace_back(begin, curve.points.size());
+
+    std::size_t next = 0;
+    if (starts_in_l1 && !segments.empty()) h.l1 = make_plateau(curve, segments[next].first, segments[next].second), ++next;
+
+    const double l2_limit = double(api_l2_bytes) * 1.05;
+    for (; next < segments.size(); ++next) {
+        const auto [b, e] = segments[next];
+        if (double(curve.points[e - 1].footprint_bytes) > l2_limit) break;
+        if (!h.l2_near)
+            h.l2_near = make_plateau(curve, b, e);
+        else if (!h.l2_far)
+            h.l2_far = make_plateau(curve, b, e);
+    }
+    // DRAM: the last segment, if it starts at or beyond the L2 size. A short
+    // segment straddling the L2 size is the transition and belongs to neither.
+    const auto [b, e] = segments.back();
+    if (double(curve.points[b].footprint_bytes) >= double(api_l2_bytes) * 0.95 && next < segments.size())
+        h.dram = make_plateau(curve, b, e);
+    return h;
+}
+
+}  // namespace gpu_topology::analysis

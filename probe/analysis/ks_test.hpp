@@ -1,0 +1,34 @@
+#pragma once
+// Two-sample Kolmogorov–Smirnov test: do two latency samples come from the
+// same distribution? D is the largest gap between their empirical CDFs; for
+// cache latencies it is close to "the fraction of loads that changed level".
+#include <span>
+
+namespace gpu_topology::analysis {
+
+struct KsResult {
+    double statistic = 0;  // D in [0, 1]
+    double p_value = 1;    // asymptotic, with Stephens' small-sample correction
+};
+
+KsResult ks_two_sample(std::span<const double> a, std::span<const double> b);
+
+// One-sided test with an indifference zone: D = max_x [F_ref(x) - F_cand(x + shift)],
+// the share of candidate loads slower than the reference by more than `shift`.
+// A level change (hit -> miss) moves loads by far more than `shift`; a small
+// drift inside one level (an L1 hit at 40 instead of 27 cycles, an L2 hit a
+// few cycles slower further away) does not count. p from Smirnov's bound.
+KsResult ks_slower(std::span<const double> reference, std::span<const double> candidate, double shift);
+
+// The indifference zone used for decisions: `fraction` of the reference's
+// median latency, and never less than `floor_cycles`.
+struct Tolerance {
+    double fraction = 0.2;
+    double floor_cycles = 16;
+    double shift_for(std::span<const double> reference) const;
+};
+
+// Survival function of the Kolmogorov distribution, Q(lambda) = P(K > lambda).
+double kolmogorov_survival(double lambda);
+
+}  // namespace gpu_topology::analysis

@@ -1,0 +1,43 @@
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace gpu_topology::analysis {
+
+double mean(std::span<const double> values) {
+    if (values.empty()) throw std::invalid_argument("mean of no values");
+    return std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+}
+
+double quantile(std::span<const double> values, double q) {
+    if (values.empty()) throw std::invalid_argument("quantile of no values");
+    if (q < 0 || q > 1) throw std::invalid_argument("quantile outside [0, 1]");
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    const double position = q * double(sorted.size() - 1);
+    const auto below = static_cast<std::size_t>(position);
+    const auto above = std::min(below + 1, sorted.size() - 1);
+    const double fraction = position - double(below);
+    return sorted[below] + fraction * (sorted[above] - sorted[below]);
+}
+
+LatencySummary summarize(std::span<const double> values) {
+    LatencySummary s;
+    s.p05 = quantile(values, 0.05);
+    s.p50 = quantile(values, 0.5);
+    s.mean = mean(values);
+    s.p95 = quantile(values, 0.95);
+    s.samples = values.size();
+    return s;
+}
+
+double relative_spread(std::span<const double> estimates) {
+    if (estimates.empty()) throw std::invalid_argument("spread of no estimates");
+    const auto [lo, hi] = std::minmax_element(estimates.begin(), estimates.end());
+    const double mid = median(estimates);
+    return mid == 0 ? 0.0 : (*hi - *lo) / mid;
+}
+
+}  // namespace gpu_topology::analysis

@@ -1,0 +1,96 @@
+#include "sweep_runner.hpp"
+
+#include "../analysis/statistics.hpp"
+#include "../profile/sweep_csv.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpu_topology::benchmarks {
+
+using kernels::ChaseRequest;
+using kernels::LoadPath;
+
+SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir)
+    : engine_(engine), raw_dir_(std::move(raw_dir)) {}
+
+double SweepRunner::calibrate_overhead() {
+    ChaseRequest request;
+    request.path = LoadPath::none;
+    request.ring = kernels::Ring{0, 0, 1, 8};
+    request.warm_passes = 0;
+    request.timed_steps = 4096;
+    request.max_samples = 4096;
+    const auto result = engine_.chase(request);
+    std::vector<double> samples(result.cycles.begin(), result.cycles.end());
+    overhead_cycles_ = analysis::median(samples);
+    return overhead_cycles_;
+}
+
+analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t footprint_bytes) {
+    const std::uint64_t elements64 = footprint_bytes / spec.stride_bytes;
+    if (elements64 < 1 || elements64 > 0xffffffffull)
+        throw std::invalid_argument("footprint " + std::to_string(footprint_bytes) + " B is not a usable ring at stride " +
+                                    std::to_string(spec.stride_bytes));
+    const auto elements = static_cast<std::uint32_t>(elements64);
+
+    ChaseRequest request;
+    request.path = spec.path;
+    request.warm_passes = spec.warm_passes;
+    request.carveout_percent = spec.carveout_percent;
+    if (spec.path == LoadPath::shared) {
+        request.ring = kernels::Ring{0, 0, elements, spec.stride_bytes};
+    } else {
+        request.ring = spec.order == Order::random ? engine_.link_random(0, elements, spec.stride_bytes, seed_++)
+                                                   : engine_.link_sequential(0, elements, spec.stride_bytes);
+    }
+    // One full timed pass (so every line's fate is seen), at least `samples` loads.
+    request.timed_steps = std::max({elements, spec.samples, spec.min_timed_steps});
+    if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);
+    request.max_samples = spec.samples;
+
+    const auto result = engine_.chase(request);
+    clock_cycles_ += result.timed_cycles;
+    clock_ns_ += result.timed_ns;
+    ++points_;
+
+    analysis::SweepPoint point;
+    point.footprint_bytes = std::uint64_t(elements) * spec.stride_bytes;
+    point.cycles.reserve(result.cycles.size());
+    for (auto c : result.cycles) point.cycles.push_back(double(c) - overhead_cycles_);
+    return point;
+}
+
+analysis::Sweep SweepRunner::run(const SweepSpec& spec, const std::vector<std::uint64_t>& footprints) {
+    analysis::Sweep sweep;
+    sweep.name = spec.name;
+    sweep.meta["path"] = std::string(kernels::to_string(spec.path));
+    sweep.meta["stride_bytes"] = std::to_string(spec.stride_bytes);
+    sweep.meta["order"] = spec.order == Order::random ? "random" : "sequential";
+    sweep.meta["carveout_percent"] = std::to_string(spec.carveout_percent);
+    sweep.meta["warm_passes"] = std::to_string(spec.warm_passes);
+    sweep.meta["overhead_cycles"] = std::to_string(overhead_cycles_);
+    for (auto footprint : footprints) {
+        auto point = measure(spec, footprint);
+        if (!sweep.points.empty() && point.footprint_bytes <= sweep.points.back().footprint_bytes) continue;
+        sweep.points.push_back(std::move(point));
+    }
+    record(sweep);
+    return sweep;
+}
+
+void SweepRunner::record(const analysis::Sweep& sweep) const {
+    if (raw_dir_) profile::write_sweep_csv(*raw_dir_ / (sweep.name + ".csv"), sweep);
+}
+
+double SweepRunner::measured_clock_khz() const {
+    return clock_ns_ == 0 ? 0.0 : double(clock_cycles_) / double(clock_ns_) * 1e6;
+}
+
+std::string describe(const SweepSpec& spec) {
+    return std::string(kernels::to_string(spec.path)) + " stride " + std::to_string(spec.stride_bytes) + " B, " +
+           (spec.order == Order::random ? "random" : "sequential") + " order, carveout " +
+           (spec.carveout_percent < 0 ? std::string("default") : std::to_string(spec.carveout_percent) + "%");
+}
+
+}  // namespace gpu_topology::benchmarks

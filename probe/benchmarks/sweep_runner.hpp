@@ -1,0 +1,65 @@
+#pragma once
+// Turns a sweep specification (load path, stride, order, carveout) and a list
+// of footprints into an analysis::Sweep, using the one pointer-chase engine.
+// Every size/line/latency benchmark measures through this class, which also
+// subtracts the measured timer overhead, accounts the SM clock seen during the
+// chases, and writes each sweep to the raw directory when one is given.
+#include "../analysis/sweep.hpp"
+#include "../kernels/pchase.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpu_topology::benchmarks {
+
+enum class Order { sequential, random };
+
+struct SweepSpec {
+    std::string name;
+    kernels::LoadPath path = kernels::LoadPath::l1;
+    std::uint32_t stride_bytes = 128;
+    Order order = Order::sequential;
+    int carveout_percent = -1;      // -1: the driver's default choice
+    std::uint32_t warm_passes = 1;  // 0: cold (first-touch) pass
+    std::uint32_t samples = 1024;   // recorded accesses per footprint
+    std::uint32_t min_timed_steps = 0;  // time at least this many loads even for short rings
+};
+
+class SweepRunner {
+public:
+    SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir);
+
+    // Measures the timer overhead (clock pair + dependent store) that every
+    // later sample has subtracted. Call once, after the clock is warm.
+    double calibrate_overhead();
+    double overhead_cycles() const { return overhead_cycles_; }
+
+    analysis::SweepPoint measure(const SweepSpec& spec, std::uint64_t footprint_bytes);
+    analysis::Sweep run(const SweepSpec& spec, const std::vector<std::uint64_t>& footprints);
+
+    // Adds `sweep` to the raw directory (if any) under its name.
+    void record(const analysis::Sweep& sweep) const;
+
+    // SM clock over all chases so far: cycles counted / nanoseconds elapsed.
+    double measured_clock_khz() const;
+    // Total accesses timed so far and the points measured (for reports).
+    std::uint64_t points_measured() const { return points_; }
+
+    kernels::ChaseEngine& engine() { return engine_; }
+
+private:
+    kernels::ChaseEngine& engine_;
+    std::optional<std::filesystem::path> raw_dir_;
+    double overhead_cycles_ = 0;
+    std::uint64_t clock_cycles_ = 0;
+    std::uint64_t clock_ns_ = 0;
+    std::uint64_t points_ = 0;
+    std::uint64_t seed_ = 0x9e3779b97f4a7c15ull;
+};
+
+std::string describe(const SweepSpec& spec);
+
+}  // namespace gpu_topology::benchmarks

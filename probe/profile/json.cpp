@@ -1,0 +1,285 @@
+#include "json.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace gpu_topology::profile {
+
+std::string_view Json::type_name() const {
+    switch (value_.index()) {
+        case 0: return "null";
+        case 1: return "boolean";
+        case 2: return "number";
+        case 3: return "string";
+        case 4: return "array";
+        default: return "object";
+    }
+}
+
+const Json* Json::find(std::string_view key) const {
+    if (!is_object()) return nullptr;
+    for (const auto& [k, v] : as_object())
+        if (k == key) return &v;
+    return nullptr;
+}
+
+Json& Json::operator[](std::string_view key) {
+    if (is_null()) value_ = Object{};
+    auto& object = std::get<Object>(value_);
+    for (auto& [k, v] : object)
+        if (k == key) return v;
+    object.emplace_back(std::string(key), Json{});
+    return object.back().second;
+}
+
+const Json* Json::at_path(std::string_view dotted) const {
+    const Json* node = this;
+    while (node && !dotted.empty()) {
+        const auto dot = dotted.find('.');
+        node = node->find(dotted.substr(0, dot));
+        dotted = dot == std::string_view::npos ? std::string_view{} : dotted.substr(dot + 1);
+    }
+    return node;
+}
+
+std::string format_number(double value) {
+    if (std::isfinite(value) && value == std::floor(value) && std::abs(value) < 9.007199254740992e15) {
+        char buffer[32];
+        auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, static_cast<long long>(value));
+        return std::string(buffer, end);
+    }
+    if (!std::isfinite(value)) return "null";
+    char buffer[64];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, end);
+}
+
+namespace {
+
+void escape(std::string& out, const std::string& s) {
+    out += '"';
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buffer[8];
+                    std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+                    out += buffer;
+                } else {
+                    out += char(c);
+                }
+        }
+    }
+    out += '"';
+}
+
+class Parser {
+public:
+    Parser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+    Json parse_document() {
+        Json value = parse_value(0);
+        skip_space();
+        if (pos_ != text_.size()) fail("unexpected text after the JSON value");
+        return value;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        std::size_t line = 1, column = 1;
+        for (std::size_t i = 0; i < pos_ && i < text_.size(); ++i) {
+            if (text_[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        const std::string end = pos_ >= text_.size() ? " (the input ends here: truncated file?)" : "";
+        throw JsonError(std::string(source_) + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                        what + end);
+    }
+    void skip_space() {
+        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' ||
+                                       text_[pos_] == '\t'))
+            ++pos_;
+    }
+    bool consume(std::string_view word) {
+        if (text_.substr(pos_, word.size()) != word) return false;
+        pos_ += word.size();
+        return true;
+    }
+    Json parse_value(int depth) {
+        if (depth > 64) fail("nesting deeper than 64 levels");
+        skip_space();
+        if (pos_ >= text_.size()) fail("unexpected end of input (truncated file?)");
+        const char c = text_[pos_];
+        if (c == '{') return parse_object(depth);
+        if (c == '[') return parse_array(depth);
+        if (c == '"') return Json(parse_string());
+        if (consume("true")) return Json(true);
+        if (consume("false")) return Json(false);
+        if (consume("null")) return Json(nullptr);
+        if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
+        fail(std::string("unexpected character '") + c + "'");
+    }
+    Json parse_number() {
+        const std::size_t start = pos_;
+        while (pos_ < text_.size() && std::string_view("+-0123456789.eE").find(text_[pos_]) != std::string_view::npos)
+            ++pos_;
+        double value = 0;
+        const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
+        if (ec != std::errc{} || end != text_.data() + pos_) {
+            pos_ = start;
+            fail("malformed number");
+        }
+        return Json(value);
+    }
+    std::string parse_string() {
+        ++pos_;  // opening quote
+        std::string out;
+        while (true) {
+            if (pos_ >= text_.size()) fail("unterminated string (truncated file?)");
+            const char c = text_[pos_++];
+            if (c == '"') return out;
+            if (static_cast<unsigned char>(c) < 0x20) fail("control character inside a string");
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (pos_ >= text_.size()) fail("unterminated escape");
+            const char e = text_[pos_++];
+            switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    if (pos_ + 4 > text_.size()) fail("short \\u escape");
+                    unsigned code = 0;
+                    const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16);
+                    if (ec != std::errc{} || end != text_.data() + pos_ + 4) fail("bad \\u escape");
+                    pos_ += 4;
+                    if (code < 0x80) {
+                        out += char(code);
+                    } else if (code < 0x800) {
+                        out += char(0xc0 | (code >> 6));
+                        out += char(0x80 | (code & 0x3f));
+                    } else {
+                        out += char(0xe0 | (code >> 12));
+                        out += char(0x80 | ((code >> 6) & 0x3f));
+                        out += char(0x80 | (code & 0x3f));
+                    }
+                    break;
+                }
+                default: fail(std::string("unknown escape '\\") + e + "'");
+            }
+        }
+    }
+    Json parse_array(int depth) {
+        ++pos_;
+        Json array = Json::array();
+        skip_space();
+        if (consume("]")) return array;
+        while (true) {
+            array.push_back(parse_value(depth + 1));
+            skip_space();
+            if (consume("]")) return array;
+            if (!consume(",")) fail("expected ',' or ']' in array");
+        }
+    }
+    Json parse_object(int depth) {
+        ++pos_;
+        Json object = Json::object();
+        skip_space();
+        if (consume("}")) return object;
+        while (true) {
+            skip_space();
+            if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a quoted key");
+            std::string key = parse_string();
+            if (object.find(key)) fail("duplicate key \"" + key + "\"");
+            skip_space();
+            if (!consume(":")) fail("expected ':' after key \"" + key + "\"");
+            object[key] = parse_value(depth + 1);
+            skip_space();
+            if (consume("}")) return object;
+            if (!consume(",")) fail("expected ',' or '}' in object");
+        }
+    }
+
+    std::string_view text_;
+    std::string_view source_;
+    std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+void Json::dump_to(std::string& out, int indent, int depth) const {
+    const auto newline = [&](int d) {
+        if (indent < 0) return;
+        out += '\n';
+        out.append(std::size_t(indent * d), ' ');
+    };
+    switch (value_.index()) {
+        case 0: out += "null"; break;
+        case 1: out += as_bool() ? "true" : "false"; break;
+        case 2: out += format_number(as_number()); break;
+        case 3: escape(out, as_string()); break;
+        case 4: {
+            const auto& a = as_array();
+            if (a.empty()) {
+                out += "[]";
+                break;
+            }
+            const bool scalars = std::all_of(a.begin(), a.end(), [](const Json& v) { return !v.is_array() && !v.is_object(); });
+            out += '[';
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                if (i) out += scalars || indent < 0 ? (indent < 0 ? "," : ", ") : ",";
+                if (!scalars) newline(depth + 1);
+                a[i].dump_to(out, indent, depth + 1);
+            }
+            if (!scalars) newline(depth);
+            out += ']';
+            break;
+        }
+        default: {
+            const auto& o = as_object();
+            if (o.empty()) {
+                out += "{}";
+                break;
+            }
+            out += '{';
+            for (std::size_t i = 0; i < o.size(); ++i) {
+                if (i) out += ',';
+                newline(depth + 1);
+                escape(out, o[i].first);
+                out += indent < 0 ? ":" : ": ";
+                o[i].second.dump_to(out, indent, depth + 1);
+            }
+            newline(depth);
+            out += '}';
+        }
+    }
+}
+
+std::string Json::dump(int indent) const {
+    std::string out;
+    dump_to(out, indent, 0);
+    if (indent >= 0) out += '\n';
+    return out;
+}
+
+Json Json::parse(std::string_view text, std::string_view source) { return Parser(text, source).parse_document(); }
+
+}  // namespace gpu_topology::profile

@@ -1,0 +1,108 @@
+// The probe end to end on the GPU, checked against what the API reports and
+// against facts that hold for the architecture. Exits 77 (CTest: skipped)
+// when no usable GPU is present.
+#include "benchmarks/device_facts.hpp"
+#include "benchmarks/topology.hpp"
+#include "profile/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <optional>
+
+namespace {
+
+using namespace gpu_topology;
+
+benchmarks::DeviceFacts g_facts;
+profile::Json g_profile;
+
+double value(const char* name) {
+    const auto* spec = profile::find_quantity(name);
+    const auto v = profile::read_quantity(g_profile, *spec);
+    if (!v.value) ADD_FAILURE() << name << " not measured: " << v.reason;
+    return v.value.value_or(-1);
+}
+
+bool power_of_two(double v) {
+    const auto n = static_cast<unsigned long long>(v);
+    return n > 0 && (n & (n - 1)) == 0 && double(n) == v;
+}
+
+TEST(ProbeOnGpu, ProfileIsValidAndDescribesThisDevice) {
+    EXPECT_TRUE(profile::validate(g_profile).empty());
+    EXPECT_EQ(g_profile.at_path("device.name")->as_string(), g_facts.name);
+    EXPECT_EQ(g_profile.at_path("device.uuid")->as_string(), g_facts.uuid);
+    EXPECT_EQ(g_profile.at_path("source")->as_string(), "measured");
+}
+
+TEST(ProbeOnGpu, EveryCrossCheckPasses) {
+    for (const auto& check : g_profile.at_path("cross_checks")->as_array())
+        EXPECT_TRUE(check.find("passed")->as_bool()) << check.dump(-1);
+}
+
+TEST(ProbeOnGpu, SizesAgreeWithTheApi) {
+    const double l1 = value("L1_SIZE_BYTES"), l1_shared = value("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES");
+    const double l1_default = value("L1_SIZE_DEFAULT_CARVEOUT_BYTES");
+    EXPECT_GT(l1, l1_shared);
+    EXPECT_GE(l1, l1_default);
+    EXPECT_GE(l1_default, l1_shared);
+    // Shared memory and L1 share one array: what the max-L1 carveout gains is at most the shared memory per SM.
+    EXPECT_LE(l1 - l1_shared, double(g_facts.shared_per_sm_bytes) * 1.02);
+    const double near = value("L2_NEAR_SIZE_BYTES");
+    EXPECT_LE(near, double(g_facts.l2_bytes));
+    EXPECT_GE(near, double(g_facts.l2_bytes) / 4);
+}
+
+TEST(ProbeOnGpu, LinesAndSectorsArePowersOfTwo) {
+    for (const char* name : {"L1_LINE_BYTES", "L1_SECTOR_BYTES", "L2_LINE_BYTES", "L2_SECTOR_BYTES"})
+        EXPECT_TRUE(power_of_two(value(name))) << name << " = " << value(name);
+    EXPECT_LE(value("L1_SECTOR_BYTES"), value("L1_LINE_BYTES"));
+    EXPECT_LE(value("L2_SECTOR_BYTES"), value("L2_LINE_BYTES"));
+}
+
+TEST(ProbeOnGpu, LatenciesIncreaseDownTheHierarchy) {
+    EXPECT_LT(value("SHARED_LATENCY_CYCLES"), value("L1_LATENCY_CYCLES") * 1.5);
+    EXPECT_LT(value("L1_LATENCY_CYCLES"), value("L2_NEAR_LATENCY_CYCLES"));
+    EXPECT_LT(value("L2_NEAR_LATENCY_CYCLES"), value("DRAM_LATENCY_CYCLES"));
+    const auto far = profile::read_quantity(g_profile, *profile::find_quantity("L2_FAR_LATENCY_CYCLES"));
+    if (far.value) {
+        EXPECT_GT(*far.value, value("L2_NEAR_LATENCY_CYCLES"));
+        EXPECT_LT(*far.value, value("DRAM_LATENCY_CYCLES"));
+    }
+}
+
+TEST(ProbeOnGpu, ClockWasMeasuredNearItsMaximum) {
+    const double measured = value("SM_CLOCK_KHZ");
+    EXPECT_GT(measured, 0.5 * double(g_facts.sm_clock_max_khz));
+    EXPECT_LT(measured, 1.02 * double(g_facts.sm_clock_max_khz));
+}
+
+// Published facts of Hopper (cc 9.0): 256 KB of L1 + shared per SM, 128-byte
+// lines, 32-byte L1 sectors, an L2 split into two partitions.
+TEST(ProbeOnGpu, HopperArchitecturalFacts) {
+    if (g_facts.cc_major != 9) GTEST_SKIP() << "not a Hopper GPU";
+    EXPECT_LE(value("L1_SIZE_BYTES"), 256.0 * 1024);
+    EXPECT_GE(value("L1_SIZE_BYTES"), 200.0 * 1024);
+    EXPECT_EQ(value("L1_LINE_BYTES"), 128);
+    EXPECT_EQ(value("L1_SECTOR_BYTES"), 32);
+    EXPECT_EQ(value("L2_LINE_BYTES"), 128);
+    EXPECT_GE(value("L2_SECTOR_BYTES"), 32);  // DRAM fills L2 in sectors of 32 B or more
+    EXPECT_LT(value("L2_NEAR_SIZE_BYTES"), 0.6 * double(g_facts.l2_bytes));  // one partition, not both
+    EXPECT_GT(value("L2_NEAR_SIZE_BYTES"), 0.4 * double(g_facts.l2_bytes));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    const auto lookup = benchmarks::find_device(0);
+    if (!lookup.found) {
+        std::printf("skipped: %s\n", lookup.reason.c_str());
+        return 77;
+    }
+    g_facts = lookup.facts;
+    benchmarks::Progress progress(true);
+    g_profile = benchmarks::measure_topology(g_facts, {}, progress);
+    return RUN_ALL_TESTS();
+}

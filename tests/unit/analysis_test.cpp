@@ -1,0 +1,127 @@
+// The analysis on synthetic series whose answer is known.
+#include "analysis/change_point.hpp"
+#include "analysis/granularity.hpp"
+#include "analysis/hierarchy.hpp"
+#include "analysis/ks_test.hpp"
+#include "analysis/size_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace {
+using namespace gpu_topology::analysis;
+
+// Latencies of a cache of `capacity` bytes: hits at `hit`, and a share of
+// misses at `miss` growing linearly over `ramp` bytes past the capacity.
+SweepPoint synthetic(std::uint64_t footprint, std::uint64_t capacity, double hit, double miss, std::uint64_t ramp,
+                     std::mt19937& rng, int samples = 512) {
+    const double share = footprint <= capacity ? 0.0 : std::min(1.0, double(footprint - capacity) / double(ramp));
+    std::bernoulli_distribution is_miss(share);
+    std::normal_distribution<double> jitter(0.0, 1.5);
+    SweepPoint p{footprint, {}};
+    for (int i = 0; i < samples; ++i) p.cycles.push_back((is_miss(rng) ? miss : hit) + jitter(rng));
+    return p;
+}
+
+TEST(KsTest, IdenticalSamplesDoNotDiffer) {
+    const std::vector<double> a{1, 2, 3, 4, 5, 6, 7, 8};
+    const auto r = ks_two_sample(a, a);
+    EXPECT_DOUBLE_EQ(r.statistic, 0.0);
+    EXPECT_NEAR(r.p_value, 1.0, 1e-9);
+}
+
+TEST(KsTest, SeparatedSamplesDifferSignificantly) {
+    std::vector<double> a(200, 30.0), b(200, 280.0);
+    const auto r = ks_two_sample(a, b);
+    EXPECT_DOUBLE_EQ(r.statistic, 1.0);
+    EXPECT_LT(r.p_value, 1e-20);
+}
+
+TEST(KsSlower, DriftInsideTheIndifferenceZoneIsNoChange) {
+    std::vector<double> reference(400, 27.0), candidate(300, 27.0);
+    candidate.insert(candidate.end(), 100, 40.0);  // an L1 hit at 40 cycles is still a hit
+    EXPECT_LT(ks_slower(reference, candidate, 16).statistic, 0.01);
+    candidate.insert(candidate.end(), 100, 280.0);  // misses are a change
+    EXPECT_NEAR(ks_slower(reference, candidate, 16).statistic, 0.2, 1e-9);
+}
+
+TEST(KsSlower, FasterCandidateIsNoChange) {
+    std::vector<double> reference(100, 280.0), candidate(100, 27.0);
+    EXPECT_DOUBLE_EQ(ks_slower(reference, candidate, 16).statistic, 0.0);
+}
+
+TEST(SingleChangePoint, FindsTheStep) {
+    const std::vector<double> series{1, 1, 1, 1, 1, 9, 9, 9};
+    const auto split = single_change_point(series);
+    ASSERT_TRUE(split);
+    EXPECT_EQ(split->index, 5u);
+}
+
+TEST(DetectChangePoints, ThreeLevelsInOneNoisyCurve) {
+    std::mt19937 rng(1);
+    Sweep s;
+    for (std::uint64_t kib = 16; kib <= 65536; kib *= 2) {
+        const double latency = kib <= 128 ? 30 : kib <= 4096 ? 280 : 650;
+        s.points.push_back(synthetic(kib * 1024, ~0ull, latency, latency, 1, rng));
+    }
+    const auto found = detect_change_points(s);
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].last_before_bytes, 128u * 1024);
+    EXPECT_EQ(found[1].last_before_bytes, 4096u * 1024);
+}
+
+TEST(DetectChangePoints, FlatNoisyCurveHasNone) {
+    std::mt19937 rng(2);
+    Sweep s;
+    for (int i = 1; i <= 20; ++i) s.points.push_back(synthetic(i * 1024, ~0ull, 280, 280, 1, rng));
+    EXPECT_TRUE(detect_change_points(s).empty());
+}
+
+TEST(FindCapacity, DoublingAndBisectionLandWithinOneStep) {
+    std::mt19937 rng(3);
+    constexpr std::uint64_t capacity = 241 * 1024;
+    CapacitySearchOptions options{.reference_bytes = 4096, .step_bytes = 1024, .max_bytes = 4 << 20};
+    const auto e = find_capacity(
+        [&](std::uint64_t f) { return synthetic(f, capacity, 27, 280, 40 * 1024, rng, 1024); }, options);
+    ASSERT_TRUE(e.found);
+    // < 5% misses still fits: the ramp adds up to 5% of 40 KiB = 2 KiB.
+    EXPECT_GE(e.capacity_bytes, capacity - 1024);
+    EXPECT_LE(e.capacity_bytes, capacity + 3 * 1024);
+    EXPECT_EQ(e.first_miss_bytes, e.capacity_bytes + 1024);
+    EXPECT_GT(e.confidence, 0.99);
+}
+
+TEST(FindCapacity, NoLimitBelowTheBoundIsReportedAsNotFound) {
+    std::mt19937 rng(4);
+    CapacitySearchOptions options{.reference_bytes = 4096, .step_bytes = 1024, .max_bytes = 64 * 1024};
+    const auto e = find_capacity([&](std::uint64_t f) { return synthetic(f, 1 << 30, 27, 280, 1, rng); }, options);
+    EXPECT_FALSE(e.found);
+}
+
+TEST(FetchGranularity, PeriodOfTheSlowAccesses) {
+    std::vector<double> first_touch;
+    for (int i = 0; i < 256; ++i) first_touch.push_back(i % 4 == 0 ? 290 : i % 4 == 1 ? 40 : 27);
+    const auto g = fetch_granularity(first_touch, 8);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->bytes, 32u);
+    EXPECT_DOUBLE_EQ(g->confidence, 1.0);
+}
+
+TEST(FetchGranularity, NoStructureNoAnswer) {
+    const std::vector<double> flat(64, 27.0);
+    EXPECT_FALSE(fetch_granularity(flat, 8));
+}
+
+TEST(LineFromSpans, SpanGrowsPastTheLine) {
+    const auto line = line_from_spans({{32, 240}, {64, 240}, {128, 241}, {256, 480}, {512, 960}});
+    ASSERT_TRUE(line);
+    EXPECT_EQ(line->line_bytes, 128u);
+    EXPECT_GT(line->confidence, 0.95);
+}
+
+TEST(LineFromSpans, NeverGrowingGivesNoLine) {
+    EXPECT_FALSE(line_from_spans({{32, 240}, {64, 240}, {128, 240}}));
+}
+
+}  // namespace
