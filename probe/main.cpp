@@ -243,7 +243,7 @@ int cmd_explore(const Args& args) {
     const auto raw = args.options.find("--raw");
     if (raw == args.options.end()) throw std::invalid_argument("explore needs --raw DIR");
     std::filesystem::create_directories(raw->second);
-    kernels::ChaseEngine engine(facts->index, 512ull << 20);
+    kernels::ChaseEngine engine(facts->index, 768ull << 20);  // rings, an L2-sized eviction region at 300 MiB, fresh regions at the top
     engine.warm_up(250);
     benchmarks::SweepRunner runner(engine, std::filesystem::path(raw->second));
     runner.calibrate_overhead();

@@ -66,4 +66,14 @@ std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, doubl
     return LineEstimate{line.stride_bytes, confidence};
 }
 
+bool span_independent_of_stride(const std::vector<StrideSpan>& spans, double tolerance) {
+    if (spans.size() < 2) return false;
+    const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end(),
+                                              [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
+    if (hi->stride_bytes < 4 * lo->stride_bytes) return false;
+    return std::all_of(spans.begin(), spans.end(), [&](const StrideSpan& s) {
+        return std::abs(double(s.span_bytes) - double(lo->span_bytes)) <= tolerance * double(lo->span_bytes);
+    });
+}
+
 }  // namespace gpu_topology::analysis

@@ -38,4 +38,10 @@ struct LineEstimate {
 // that grows by about 2 at twice that stride confirms it.
 std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance = 0.12);
 
+// True when the span is the same (within `tolerance`) at every stride, the
+// largest at least four times the smallest: the signature of a cache whose
+// sets are indexed by plain address bits, where strides beyond the line fall
+// into fewer sets instead of spreading. Its line cannot be read from spans.
+bool span_independent_of_stride(const std::vector<StrideSpan>& spans, double tolerance = 0.12);
+
 }  // namespace gpu_topology::analysis

@@ -3,6 +3,7 @@
 // line (spans at several strides), what fetch granularity (first touch), how
 // slow (latency). Each takes the load path as a parameter.
 #include "../analysis/granularity.hpp"
+#include "../analysis/sharing.hpp"
 #include "../analysis/size_search.hpp"
 #include "../analysis/statistics.hpp"
 #include "sweep_runner.hpp"
@@ -33,17 +34,49 @@ struct GranularityAnswer {
     analysis::Sweep sweep;
 };
 // First touch, every 8 bytes, of a region at `offset` through `path`, once the
-// region sits in the level behind the one measured: in L2 (not L1) for the L1
-// path; only in DRAM for the L2 path, after L2 is flushed by streaming
-// `flush_bytes` at `flush_offset` (linking the ring wrote it into L2).
+// region sits in the level behind the one measured: in L2 (not L1) for the
+// L1, read-only and texture paths; only in DRAM for the L2 path, after L2 is
+// evicted by streaming `evict_bytes` at `evict_offset`; wherever the host copy
+// left it for the constant path (the constant caches have not seen it).
 GranularityAnswer measure_fetch_granularity(SweepRunner& runner, kernels::LoadPath path, std::size_t offset,
-                                            const std::string& name, std::size_t flush_offset = 0,
-                                            std::size_t flush_bytes = 0);
+                                            const std::string& name, std::size_t evict_offset = 0,
+                                            std::size_t evict_bytes = 0);
 
 struct LatencyAnswer {
     analysis::LatencySummary summary;
     std::uint64_t footprint_bytes = 0;
 };
 LatencyAnswer measure_latency(SweepRunner& runner, SweepSpec spec, std::uint64_t footprint_bytes);
+// One cold pass over a fresh ring whose stride exceeds the line: every load
+// misses the level in front of `path` (a first touch).
+LatencyAnswer measure_cold_latency(SweepRunner& runner, kernels::LoadPath path, std::size_t offset,
+                                   std::uint32_t elements, std::uint32_t stride_bytes, const std::string& name);
+
+// One side of an eviction experiment: a ring of `footprint_bytes` at `offset`
+// (in the space of its path: the buffer, or the constant array) chased
+// `passes` times through `path` by warp `warp` (the victim: warm-up passes).
+struct RingUse {
+    kernels::LoadPath path = kernels::LoadPath::l1;
+    std::uint64_t footprint_bytes = 0;
+    std::uint32_t stride_bytes = 128;
+    std::size_t offset = 0;
+    std::uint32_t warp = 0;
+    std::uint32_t passes = 1;
+};
+struct EvictionAnswer {
+    analysis::EvictionDecision decision;
+    analysis::Sweep alone;      // the victim timed with the other traffic idle (<name>_alone)
+    analysis::Sweep disturbed;  // the victim timed after the other traffic (<name>_disturbed)
+};
+// Warms `victim`, runs `other`, times `victim` again; compares with the same
+// program when `other` stays idle. Both at `carveout_percent`. Small victims
+// are repeated until each side has at least 512 timed loads.
+//
+// Warm the victim once and let the other traffic overflow the cache: Hopper's
+// L1 keeps lines that were hit again against a stream of new ones (a victim
+// warmed twice survived 1.5x its capacity of other traffic), so a victim that
+// was reused would make every cache look private.
+EvictionAnswer measure_eviction(SweepRunner& runner, const RingUse& victim, const RingUse& other,
+                                int carveout_percent, const std::string& name);
 
 }  // namespace gpu_topology::benchmarks

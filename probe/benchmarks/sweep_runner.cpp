@@ -17,7 +17,7 @@ SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesy
 double SweepRunner::calibrate_overhead() {
     ChaseRequest request;
     request.path = LoadPath::none;
-    request.ring = kernels::Ring{0, 0, 1, 8};
+    request.ring = kernels::Ring{.encoding = kernels::RingEncoding::none, .elements = 1, .stride_bytes = 8};
     request.warm_passes = 0;
     request.timed_steps = 4096;
     request.max_samples = 4096;
@@ -38,27 +38,37 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.path = spec.path;
     request.warm_passes = spec.warm_passes;
     request.carveout_percent = spec.carveout_percent;
-    if (spec.path == LoadPath::shared) {
-        request.ring = kernels::Ring{0, 0, elements, spec.stride_bytes};
-    } else {
-        request.ring = spec.order == Order::random ? engine_.link_random(0, elements, spec.stride_bytes, seed_++)
-                                                   : engine_.link_sequential(0, elements, spec.stride_bytes);
-    }
+    request.ring = spec.order == Order::random
+                       ? engine_.link_random(spec.path, 0, elements, spec.stride_bytes, seed_++)
+                       : engine_.link_sequential(spec.path, 0, elements, spec.stride_bytes);
     // One full timed pass (so every line's fate is seen), at least `samples` loads.
     request.timed_steps = std::max({elements, spec.samples, spec.min_timed_steps});
     if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);
     request.max_samples = spec.samples;
 
-    const auto result = engine_.chase(request);
+    return point_from(engine_.chase(request), std::uint64_t(elements) * spec.stride_bytes);
+}
+
+analysis::SweepPoint SweepRunner::point_from(const kernels::ChaseResult& result, std::uint64_t footprint_bytes) {
     clock_cycles_ += result.timed_cycles;
     clock_ns_ += result.timed_ns;
     ++points_;
-
     analysis::SweepPoint point;
-    point.footprint_bytes = std::uint64_t(elements) * spec.stride_bytes;
+    point.footprint_bytes = footprint_bytes;
     point.cycles.reserve(result.cycles.size());
     for (auto c : result.cycles) point.cycles.push_back(double(c) - overhead_cycles_);
     return point;
+}
+
+analysis::Sweep SweepRunner::single_point_sweep(const std::string& name, const std::map<std::string, std::string>& meta,
+                                                analysis::SweepPoint point) const {
+    analysis::Sweep sweep;
+    sweep.name = name;
+    sweep.meta = meta;
+    sweep.meta["overhead_cycles"] = std::to_string(overhead_cycles_);
+    sweep.points.push_back(std::move(point));
+    record(sweep);
+    return sweep;
 }
 
 analysis::Sweep SweepRunner::run(const SweepSpec& spec, const std::vector<std::uint64_t>& footprints) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ public:
 
     analysis::SweepPoint measure(const SweepSpec& spec, std::uint64_t footprint_bytes);
     analysis::Sweep run(const SweepSpec& spec, const std::vector<std::uint64_t>& footprints);
+
+    // Turns one chase into a point (overhead subtracted, clock accounted).
+    analysis::SweepPoint point_from(const kernels::ChaseResult& result, std::uint64_t footprint_bytes);
+    // A sweep of one point, recorded under `name` (first touches, eviction tests).
+    analysis::Sweep single_point_sweep(const std::string& name, const std::map<std::string, std::string>& meta,
+                                       analysis::SweepPoint point) const;
 
     // Adds `sweep` to the raw directory (if any) under its name.
     void record(const analysis::Sweep& sweep) const;

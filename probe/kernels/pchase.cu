@@ -7,9 +7,14 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace gpu_topology::kernels {
 namespace {
+
+// 64 KiB: the most __constant__ data one module may hold. Constant rings live here.
+constexpr std::size_t kConstantWords = 65536 / sizeof(unsigned long long);
+__constant__ unsigned long long constant_ring[kConstantWords];
 
 __device__ __forceinline__ long long sm_clock() {
     long long t;
@@ -30,39 +35,63 @@ __device__ __forceinline__ unsigned sm_id() {
 }
 
 // One dependent load per path. `asm volatile` keeps the compiler from merging,
-// hoisting or re-caching loads; the PTX cache operator selects the path.
+// hoisting or re-caching loads; the PTX instruction selects the path. The
+// texture fetch is an intrinsic, kept by the dependency chain.
 template <LoadPath P>
-__device__ __forceinline__ unsigned long long load_next(unsigned long long cursor);
-
-template <>
-__device__ __forceinline__ unsigned long long load_next<LoadPath::none>(unsigned long long cursor) {
-    return cursor;
-}
-template <>
-__device__ __forceinline__ unsigned long long load_next<LoadPath::l1>(unsigned long long cursor) {
-    unsigned long long next;
-    asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
-    return next;
-}
-template <>
-__device__ __forceinline__ unsigned long long load_next<LoadPath::l2>(unsigned long long cursor) {
-    unsigned long long next;
-    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
-    return next;
-}
-template <>
-__device__ __forceinline__ unsigned long long load_next<LoadPath::shared>(unsigned long long cursor) {
-    unsigned next;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(next) : "r"(static_cast<unsigned>(cursor)) : "memory");
+__device__ __forceinline__ unsigned long long load_next(unsigned long long cursor, cudaTextureObject_t texture) {
+    unsigned long long next = cursor;
+    if constexpr (P == LoadPath::l1) {
+        asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
+    } else if constexpr (P == LoadPath::l2) {
+        asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
+    } else if constexpr (P == LoadPath::readonly) {
+        asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
+    } else if constexpr (P == LoadPath::texture) {
+        next = tex1Dfetch<uint2>(texture, static_cast<int>(cursor)).x;
+    } else if constexpr (P == LoadPath::constant) {
+        asm volatile("ld.const.u64 %0, [%1];" : "=l"(next) : "l"(cursor) : "memory");
+    } else if constexpr (P == LoadPath::shared) {
+        unsigned word;
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(word) : "r"(static_cast<unsigned>(cursor)) : "memory");
+        next = word;
+    }
     return next;
 }
 
-struct ChaseArgs {
-    unsigned long long start;  // address of the first element (global) — unused for shared
-    unsigned elements;
-    unsigned stride_bytes;
-    unsigned long long warm_steps;
-    unsigned timed_steps;
+// Calls f(std::integral_constant<LoadPath, path>{}) so each path gets its own
+// compiled loop: the path is decided once per phase, never inside the loop.
+template <typename F>
+__device__ __forceinline__ unsigned long long with_path(LoadPath path, F&& f) {
+    switch (path) {
+        case LoadPath::l1: return f(std::integral_constant<LoadPath, LoadPath::l1>{});
+        case LoadPath::l2: return f(std::integral_constant<LoadPath, LoadPath::l2>{});
+        case LoadPath::readonly: return f(std::integral_constant<LoadPath, LoadPath::readonly>{});
+        case LoadPath::texture: return f(std::integral_constant<LoadPath, LoadPath::texture>{});
+        case LoadPath::constant: return f(std::integral_constant<LoadPath, LoadPath::constant>{});
+        case LoadPath::shared: return f(std::integral_constant<LoadPath, LoadPath::shared>{});
+        case LoadPath::none: break;
+    }
+    return f(std::integral_constant<LoadPath, LoadPath::none>{});
+}
+
+// One step of a program: lane 0 of warp `warp` walks `untimed_steps` loads,
+// then times `timed_steps` more. Phases run one after another.
+struct Phase {
+    unsigned long long start = 0;  // first cursor (ignored for shared: the ring's base)
+    unsigned long long untimed_steps = 0;
+    unsigned timed_steps = 0;
+    unsigned warp = 0;
+    LoadPath path = LoadPath::none;
+};
+
+constexpr int kMaxPhases = 3;
+
+struct ProgramArgs {
+    Phase phases[kMaxPhases];
+    int phase_count;
+    unsigned shared_elements;  // > 0: build a ring in dynamic shared memory first
+    unsigned shared_stride_bytes;
+    cudaTextureObject_t texture;
     unsigned record_every;
     unsigned max_samples;
     unsigned* samples;
@@ -73,35 +102,19 @@ struct ChaseArgs {
 // reads, and a store of the loaded value to shared memory sits before the
 // second read, so the second read cannot issue before the load returned.
 template <LoadPath P>
-__global__ void chase_kernel(ChaseArgs args) {
-    extern __shared__ unsigned shared_ring[];
-    __shared__ volatile unsigned dependency_slot;
-
-    unsigned long long cursor = args.start;
-    if constexpr (P == LoadPath::shared) {
-        const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(shared_ring));
-        const unsigned words = args.stride_bytes / sizeof(unsigned);
-        for (unsigned i = threadIdx.x; i < args.elements; i += blockDim.x)
-            shared_ring[i * words] = base + ((i + 1) % args.elements) * args.stride_bytes;
-        __syncthreads();
-        cursor = base;
-    }
-    if (threadIdx.x != 0) return;
-
-    for (unsigned long long i = 0; i < args.warm_steps; ++i) cursor = load_next<P>(cursor);
-
+__device__ __forceinline__ unsigned long long timed_walk(unsigned long long cursor, unsigned steps,
+                                                         const ProgramArgs& args, volatile unsigned* dependency) {
     unsigned recorded = 0;
     unsigned countdown = 0;
     const long long cycles_begin = sm_clock();
     const unsigned long long ns_begin = global_ns();
-    for (unsigned i = 0; i < args.timed_steps; ++i) {
+    for (unsigned i = 0; i < steps; ++i) {
         const long long before = sm_clock();
-        cursor = load_next<P>(cursor);
-        dependency_slot = static_cast<unsigned>(cursor);
+        cursor = load_next<P>(cursor, args.texture);
+        *dependency = static_cast<unsigned>(cursor);
         const long long after = sm_clock();
         if (countdown == 0) {
-            if (recorded < args.max_samples)
-                __stcg(args.samples + recorded++, static_cast<unsigned>(after - before));
+            if (recorded < args.max_samples) __stcg(args.samples + recorded++, static_cast<unsigned>(after - before));
             countdown = args.record_every;
         }
         --countdown;
@@ -111,25 +124,62 @@ __global__ void chase_kernel(ChaseArgs args) {
     args.stats[0] = static_cast<unsigned long long>(cycles_end - cycles_begin);
     args.stats[1] = ns_end - ns_begin;
     args.stats[2] = sm_id();
-    args.stats[3] = cursor + dependency_slot;  // keeps the chain observable
+    return cursor;
 }
 
-__global__ void link_kernel(unsigned char* region, unsigned elements, unsigned stride_bytes,
-                            const unsigned* order) {
+__global__ void program_kernel(ProgramArgs args) {
+    extern __shared__ unsigned shared_ring[];
+    __shared__ volatile unsigned dependency_slot;
+
+    unsigned shared_base = 0;
+    if (args.shared_elements > 0) {
+        shared_base = static_cast<unsigned>(__cvta_generic_to_shared(shared_ring));
+        const unsigned words = args.shared_stride_bytes / sizeof(unsigned);
+        for (unsigned i = threadIdx.x; i < args.shared_elements; i += blockDim.x)
+            shared_ring[i * words] = shared_base + ((i + 1) % args.shared_elements) * args.shared_stride_bytes;
+        __syncthreads();
+    }
+
+    unsigned long long sink = 0;
+    for (int p = 0; p < args.phase_count; ++p) {
+        const Phase phase = args.phases[p];
+        if (threadIdx.x == phase.warp * 32) {
+            const unsigned long long start = phase.path == LoadPath::shared ? shared_base : phase.start;
+            sink += with_path(phase.path, [&](auto path) {
+                constexpr LoadPath P = decltype(path)::value;
+                unsigned long long cursor = start;
+                for (unsigned long long i = 0; i < phase.untimed_steps; ++i) cursor = load_next<P>(cursor, args.texture);
+                if (phase.timed_steps > 0) cursor = timed_walk<P>(cursor, phase.timed_steps, args, &dependency_slot);
+                return cursor;
+            });
+        }
+        __syncthreads();
+    }
+    if (sink == 0x5a5a5a5a5a5a5a5aull) args.stats[3] = sink + dependency_slot;  // keeps every chain observable
+}
+
+__global__ void link_kernel(unsigned char* region, unsigned elements, unsigned stride_bytes, const unsigned* order,
+                            unsigned long long first_value, unsigned long long value_step) {
     const unsigned step = gridDim.x * blockDim.x;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < elements; i += step) {
         const unsigned from = order ? order[i] : i;
         const unsigned to = order ? order[(i + 1) % elements] : (i + 1) % elements;
         *reinterpret_cast<unsigned long long*>(region + static_cast<size_t>(from) * stride_bytes) =
-            reinterpret_cast<unsigned long long>(region + static_cast<size_t>(to) * stride_bytes);
+            first_value + to * value_step;
     }
 }
 
-__global__ void flush_kernel(const unsigned long long* data, size_t words, unsigned long long* sink) {
+// The .const state-space address of constant_ring[0], which constant rings store.
+__global__ void constant_base_kernel(unsigned long long* out) {
+    unsigned long long address;
+    asm("cvta.to.const.u64 %0, %1;" : "=l"(address) : "l"(reinterpret_cast<unsigned long long>(constant_ring)));
+    *out = address;
+}
+
+__global__ void stream_kernel(const unsigned long long* data, size_t words, unsigned long long* sink) {
     unsigned long long sum = 0;
     const size_t step = size_t(gridDim.x) * blockDim.x;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step)
-        sum += __ldcg(data + i);
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step) sum += __ldcg(data + i);
     if (sum == 0x5a5a5a5a5a5a5a5aull) *sink = sum;  // practically never: defeats dead-code removal
 }
 
@@ -140,28 +190,64 @@ __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* 
     if (spins == 0) *sink = spins;
 }
 
-template <LoadPath P>
-void launch_chase(const ChaseArgs& args, int carveout_percent, size_t dynamic_shared) {
-    check(cudaFuncSetAttribute(chase_kernel<P>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                               carveout_percent),
-          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
-    if (dynamic_shared > 48 * 1024)
-        check(cudaFuncSetAttribute(chase_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(dynamic_shared)),
-              "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-    chase_kernel<P><<<1, 32, dynamic_shared>>>(args);
-    check_launch("chase_kernel");
-}
+class TextureObject {
+public:
+    TextureObject() = default;
+    TextureObject(void* data, std::size_t texels) {
+        cudaResourceDesc resource{};
+        resource.resType = cudaResourceTypeLinear;
+        resource.res.linear.devPtr = data;
+        resource.res.linear.desc = cudaCreateChannelDesc<uint2>();
+        resource.res.linear.sizeInBytes = texels * sizeof(uint2);
+        cudaTextureDesc texture{};
+        texture.readMode = cudaReadModeElementType;
+        check(cudaCreateTextureObject(&handle_, &resource, &texture, nullptr), "cudaCreateTextureObject");
+        texels_ = texels;
+    }
+    TextureObject(TextureObject&& other) noexcept { *this = std::move(other); }
+    TextureObject& operator=(TextureObject&& other) noexcept {
+        std::swap(handle_, other.handle_);
+        std::swap(texels_, other.texels_);
+        return *this;
+    }
+    ~TextureObject() {
+        if (handle_) cudaDestroyTextureObject(handle_);  // cannot throw from a destructor
+    }
+    cudaTextureObject_t get() const { return handle_; }
+    std::size_t texels() const { return texels_; }
+
+private:
+    cudaTextureObject_t handle_ = 0;
+    std::size_t texels_ = 0;
+};
 
 }  // namespace
 
 struct ChaseEngine::Impl {
     int device = 0;
     int sm_count = 0;
+    std::size_t shared_optin_bytes = 0;
     DeviceBuffer<unsigned char> buffer;
     DeviceBuffer<unsigned> samples;
     DeviceBuffer<unsigned long long> stats{4};
     DeviceBuffer<unsigned> order;  // random ring permutation, grown on demand
+    TextureObject texture;         // over the buffer, as 8-byte texels
+    unsigned long long constant_base = 0;
+
+    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t samples_wanted);
+
+    // The cursor value of a ring's first element, in the ring's encoding.
+    unsigned long long start_of(const Ring& ring) const {
+        switch (ring.encoding) {
+            case RingEncoding::constant_address: return constant_base + ring.first_byte;
+            case RingEncoding::texel_index: return ring.first_byte / 8;
+            case RingEncoding::global_address:
+                return reinterpret_cast<unsigned long long>(buffer.get() + ring.first_byte);
+            case RingEncoding::shared_address:  // the kernel starts at its shared ring's base
+            case RingEncoding::none: break;
+        }
+        return 0;
+    }
 };
 
 ChaseEngine::ChaseEngine(int device, std::size_t buffer_bytes) : impl_(std::make_unique<Impl>()) {
@@ -169,92 +255,202 @@ ChaseEngine::ChaseEngine(int device, std::size_t buffer_bytes) : impl_(std::make
     impl_->device = device;
     check(cudaDeviceGetAttribute(&impl_->sm_count, cudaDevAttrMultiProcessorCount, device),
           "cudaDeviceGetAttribute(MultiProcessorCount)");
+    int optin = 0;
+    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    impl_->shared_optin_bytes = static_cast<std::size_t>(optin);
     impl_->buffer = DeviceBuffer<unsigned char>(buffer_bytes);
     check(cudaMemset(impl_->buffer.get(), 0, buffer_bytes), "cudaMemset(ring buffer)");
+
+    int max_texels = 0;
+    check(cudaDeviceGetAttribute(&max_texels, cudaDevAttrMaxTexture1DLinearWidth, device),
+          "cudaDeviceGetAttribute(MaxTexture1DLinearWidth)");
+    impl_->texture = TextureObject(impl_->buffer.get(), std::min<std::size_t>(buffer_bytes / 8, std::size_t(max_texels)));
+
+    constant_base_kernel<<<1, 1>>>(impl_->stats.get());
+    check_launch("constant_base_kernel");
+    check(cudaMemcpy(&impl_->constant_base, impl_->stats.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+          "cudaMemcpy(constant base)");
 }
 
 ChaseEngine::~ChaseEngine() = default;
 
 std::size_t ChaseEngine::buffer_bytes() const { return impl_->buffer.bytes(); }
 
-static void check_ring_fits(std::size_t offset, std::uint32_t elements, std::uint32_t stride,
-                            std::size_t capacity) {
+std::size_t ChaseEngine::constant_bytes() { return kConstantWords * sizeof(unsigned long long); }
+
+std::size_t ChaseEngine::ring_capacity(LoadPath path) const {
+    switch (encoding_of(path)) {
+        case RingEncoding::global_address: return impl_->buffer.bytes();
+        case RingEncoding::texel_index: return impl_->texture.texels() * 8;
+        case RingEncoding::constant_address: return constant_bytes();
+        case RingEncoding::shared_address: return impl_->shared_optin_bytes;
+        case RingEncoding::none: return 0;
+    }
+    return 0;
+}
+
+namespace {
+
+void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
+                     std::size_t capacity) {
     if (elements < 1 || stride < 8 || stride % 8 != 0)
         throw std::invalid_argument("ring needs >= 1 element and a stride that is a multiple of 8 bytes");
     if (offset % 8 != 0 || offset + std::size_t(elements) * stride > capacity)
-        throw std::invalid_argument("ring of " + std::to_string(elements) + " x " + std::to_string(stride) +
-                                    " B at offset " + std::to_string(offset) + " exceeds the " +
-                                    std::to_string(capacity) + " B buffer");
+        throw std::invalid_argument(std::string(to_string(path)) + " ring of " + std::to_string(elements) + " x " +
+                                    std::to_string(stride) + " B at offset " + std::to_string(offset) +
+                                    " exceeds the " + std::to_string(capacity) + " B this path can hold");
 }
 
-Ring ChaseEngine::link_sequential(std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes) {
-    check_ring_fits(offset, elements, stride_bytes, impl_->buffer.bytes());
-    link_kernel<<<impl_->sm_count * 4, 256>>>(impl_->buffer.get() + offset, elements, stride_bytes, nullptr);
-    check_launch("link_kernel");
-    return Ring{offset, offset, elements, stride_bytes};
-}
+}  // namespace
 
-Ring ChaseEngine::link_random(std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+Ring ChaseEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
                               std::uint64_t seed) {
-    check_ring_fits(offset, elements, stride_bytes, impl_->buffer.bytes());
+    check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
+    const RingEncoding encoding = encoding_of(path);
+    if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none) {
+        if (seed != 0) throw std::invalid_argument(std::string(to_string(path)) + " rings are sequential only");
+        return Ring{encoding, 0, 0, elements, stride_bytes};
+    }
+
     std::vector<unsigned> order(elements);
     std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
-    if (impl_->order.size() < elements) impl_->order = DeviceBuffer<unsigned>(elements);
-    check(cudaMemcpy(impl_->order.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
-          "cudaMemcpy(ring order)");
-    link_kernel<<<impl_->sm_count * 4, 256>>>(impl_->buffer.get() + offset, elements, stride_bytes,
-                                              impl_->order.get());
+    if (seed != 0) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    const Ring ring{encoding, offset, offset + std::size_t(order[0]) * stride_bytes, elements, stride_bytes};
+
+    if (encoding == RingEncoding::constant_address) {
+        // Constant memory is written from the host; 64 KiB at most.
+        std::vector<unsigned long long> words(ring.footprint_bytes() / 8, 0);
+        const unsigned long long first = impl_->constant_base + offset;
+        for (std::uint32_t i = 0; i < elements; ++i)
+            words[std::size_t(order[i]) * stride_bytes / 8] =
+                first + std::size_t(order[(i + 1) % elements]) * stride_bytes;
+        check(cudaMemcpyToSymbol(constant_ring, words.data(), words.size() * 8, offset), "cudaMemcpyToSymbol(ring)");
+        return ring;
+    }
+
+    const unsigned* device_order = nullptr;
+    if (seed != 0) {
+        if (impl_->order.size() < elements) impl_->order = DeviceBuffer<unsigned>(elements);
+        check(cudaMemcpy(impl_->order.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
+              "cudaMemcpy(ring order)");
+        device_order = impl_->order.get();
+    }
+    const bool texels = encoding == RingEncoding::texel_index;
+    const unsigned long long first_value =
+        texels ? offset / 8 : reinterpret_cast<unsigned long long>(impl_->buffer.get() + offset);
+    const unsigned long long value_step = texels ? stride_bytes / 8 : stride_bytes;
+    link_kernel<<<impl_->sm_count * 4, 256>>>(impl_->buffer.get() + offset, elements, stride_bytes, device_order,
+                                              first_value, value_step);
     check_launch("link_kernel");
-    return Ring{offset, offset + std::size_t(order[0]) * stride_bytes, elements, stride_bytes};
+    return ring;
 }
 
-ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
-    const std::uint32_t samples_wanted = std::min(request.max_samples, request.timed_steps);
-    if (impl_->samples.size() < samples_wanted) impl_->samples = DeviceBuffer<unsigned>(samples_wanted);
+Ring ChaseEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements,
+                                  std::uint32_t stride_bytes) {
+    return link_random(path, offset, elements, stride_bytes, 0);  // seed 0: address order
+}
 
-    ChaseArgs args{};
-    args.start = reinterpret_cast<unsigned long long>(impl_->buffer.get() + request.ring.first_byte);
-    args.elements = request.ring.elements;
-    args.stride_bytes = request.ring.stride_bytes;
-    args.warm_steps = static_cast<unsigned long long>(request.warm_passes) * request.ring.elements;
-    args.timed_steps = request.timed_steps;
-    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, request.timed_steps / samples_wanted);
+ChaseResult ChaseEngine::Impl::run(ProgramArgs args, int carveout_percent, std::uint32_t samples_wanted) {
+    if (samples.size() < samples_wanted) samples = DeviceBuffer<unsigned>(samples_wanted);
+    args.texture = texture.get();
     args.max_samples = samples_wanted;
-    args.samples = impl_->samples.get();
-    args.stats = impl_->stats.get();
+    args.samples = samples.get();
+    args.stats = stats.get();
 
-    switch (request.path) {
-        case LoadPath::none: launch_chase<LoadPath::none>(args, request.carveout_percent, 0); break;
-        case LoadPath::l1: launch_chase<LoadPath::l1>(args, request.carveout_percent, 0); break;
-        case LoadPath::l2: launch_chase<LoadPath::l2>(args, request.carveout_percent, 0); break;
-        case LoadPath::shared: {
-            if (request.ring.stride_bytes % sizeof(unsigned) != 0)
-                throw std::invalid_argument("shared ring stride must be a multiple of 4 bytes");
-            launch_chase<LoadPath::shared>(args, request.carveout_percent,
-                                           std::size_t(request.ring.elements) * request.ring.stride_bytes);
-            break;
-        }
-    }
+    unsigned warps = 1;
+    for (int p = 0; p < args.phase_count; ++p) warps = std::max(warps, args.phases[p].warp + 1);
+    const std::size_t dynamic_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
+    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
+          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
+    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(dynamic_shared)),
+          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    program_kernel<<<1, 32 * warps, dynamic_shared>>>(args);
+    check_launch("program_kernel");
 
     ChaseResult result;
     result.cycles.resize(samples_wanted);
-    check(cudaMemcpy(result.cycles.data(), impl_->samples.get(), samples_wanted * sizeof(unsigned),
-                     cudaMemcpyDeviceToHost),
+    check(cudaMemcpy(result.cycles.data(), samples.get(), samples_wanted * sizeof(unsigned), cudaMemcpyDeviceToHost),
           "cudaMemcpy(samples)");
-    unsigned long long stats[4] = {};
-    check(cudaMemcpy(stats, impl_->stats.get(), sizeof(stats), cudaMemcpyDeviceToHost), "cudaMemcpy(stats)");
-    result.timed_cycles = stats[0];
-    result.timed_ns = stats[1];
-    result.sm_id = static_cast<std::uint32_t>(stats[2]);
+    unsigned long long host_stats[4] = {};
+    check(cudaMemcpy(host_stats, stats.get(), sizeof(host_stats), cudaMemcpyDeviceToHost), "cudaMemcpy(stats)");
+    result.timed_cycles = host_stats[0];
+    result.timed_ns = host_stats[1];
+    result.sm_id = static_cast<std::uint32_t>(host_stats[2]);
     return result;
 }
 
-void ChaseEngine::flush_l2(std::size_t offset, std::size_t bytes) {
-    if (offset + bytes > impl_->buffer.bytes()) throw std::invalid_argument("flush region exceeds the buffer");
-    flush_kernel<<<impl_->sm_count * 8, 512>>>(
+namespace {
+
+void check_encoding(LoadPath path, const Ring& ring) {
+    if (path != LoadPath::none && encoding_of(path) != ring.encoding)
+        throw std::invalid_argument("a ring linked for another load path cannot be chased through " +
+                                    std::string(to_string(path)));
+}
+
+}  // namespace
+
+ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
+    check_encoding(request.path, request.ring);
+    const std::uint32_t samples_wanted = std::min(request.max_samples, request.timed_steps);
+
+    ProgramArgs args{};
+    Phase& phase = args.phases[0];
+    phase.path = request.path;
+    phase.start = impl_->start_of(request.ring);
+    phase.untimed_steps = static_cast<unsigned long long>(request.warm_passes) * request.ring.elements;
+    phase.timed_steps = request.timed_steps;
+    args.phase_count = 1;
+    if (request.path == LoadPath::shared) {
+        if (request.ring.stride_bytes % sizeof(unsigned) != 0)
+            throw std::invalid_argument("shared ring stride must be a multiple of 4 bytes");
+        args.shared_elements = request.ring.elements;
+        args.shared_stride_bytes = request.ring.stride_bytes;
+    }
+    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, request.timed_steps / samples_wanted);
+    return impl_->run(args, request.carveout_percent, samples_wanted);
+}
+
+ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
+    if (victim.path == LoadPath::shared || other.path == LoadPath::shared)
+        throw std::invalid_argument("chase_after works on cached paths, not on shared memory");
+    check_encoding(victim.path, victim.ring);
+    check_encoding(other.path, other.ring);
+    if (other.warp >= 32) throw std::invalid_argument("the disturbing warp must be < 32");
+    const std::uint32_t samples_wanted = std::min(victim.max_samples, victim.timed_steps);
+
+    const auto start_of = [this](const Ring& ring) { return impl_->start_of(ring); };
+    ProgramArgs args{};
+    args.phases[0] = {.start = start_of(victim.ring),
+                      .untimed_steps = std::max(1u, victim.warm_passes) * std::uint64_t(victim.ring.elements),
+                      .warp = 0,
+                      .path = victim.path};
+    args.phases[1] = {.start = start_of(other.ring),
+                      .untimed_steps = std::uint64_t(other.passes) * other.ring.elements,
+                      .warp = other.warp,
+                      .path = other.path};
+    // Full passes end where they began, so the timed phase starts at the ring's start.
+    args.phases[2] = {.start = start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
+    args.phase_count = 3;
+    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, victim.timed_steps / samples_wanted);
+    return impl_->run(args, victim.carveout_percent, samples_wanted);
+}
+
+void ChaseEngine::stream_l2(std::size_t offset, std::size_t bytes) {
+    if (offset + bytes > impl_->buffer.bytes()) throw std::invalid_argument("streamed region exceeds the buffer");
+    stream_kernel<<<impl_->sm_count * 8, 512>>>(
         reinterpret_cast<const unsigned long long*>(impl_->buffer.get() + offset), bytes / 8, impl_->stats.get());
-    check_launch("flush_kernel");
+    check_launch("stream_kernel");
+}
+
+std::size_t ChaseEngine::available_dynamic_shared(int carveout_percent) {
+    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
+          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
+    std::size_t bytes = 0;
+    check(cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, program_kernel, 1, 32),
+          "cudaOccupancyAvailableDynamicSMemPerBlock");
+    return bytes;
 }
 
 void ChaseEngine::warm_up(double milliseconds) {

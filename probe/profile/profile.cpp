@@ -19,6 +19,13 @@ Json quantity(double value, std::string_view unit, std::string_view source, std:
     return q;
 }
 
+Json lower_bound(double value, std::string_view unit, std::string_view method, std::string_view why) {
+    Json q = quantity(value, unit, "measured", method, 1.0);
+    q["bound"] = "lower";
+    q["reason"] = why;
+    return q;
+}
+
 Json unmeasured(std::string_view unit, std::string_view reason) {
     Json q = Json::object();
     q["value"] = nullptr;
@@ -45,6 +52,20 @@ Json latency(const LatencyFields& f) {
     return l;
 }
 
+void mark_absent_unmeasured(Json& profile, std::string_view reason) {
+    for (const auto& spec : kQuantities) {
+        if (profile.at_path(spec.path)) continue;
+        Json* node = &profile;
+        std::string_view rest = spec.path;
+        while (!rest.empty()) {
+            const auto dot = rest.find('.');
+            node = &(*node)[rest.substr(0, dot)];
+            rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+        }
+        *node = unmeasured(spec.unit, reason);
+    }
+}
+
 Value read_quantity(const Json& profile, const QuantitySpec& spec) {
     Value v;
     const Json* node = profile.at_path(spec.path);
@@ -57,6 +78,7 @@ Value read_quantity(const Json& profile, const QuantitySpec& spec) {
     if (const auto* r = node->find("reason"); r && r->is_string()) v.reason = r->as_string();
     const Json* number = node->find(spec.kind == Kind::latency ? "p50" : "value");
     if (v.source != "unmeasured" && number && number->is_number()) v.value = number->as_number();
+    if (const auto* b = node->find("bound"); b && b->is_string()) v.lower_bound = b->as_string() == "lower";
     return v;
 }
 
@@ -111,6 +133,13 @@ public:
         }
         const std::string p(path);
         if (!latency) non_negative(p + ".value");
+        if (const Json* bound = node.find("bound")) {
+            if (!bound->is_string() || bound->as_string() != "lower")
+                errors.push_back(p + ".bound: expected \"lower\" (" + show(bound) + ")");
+            const Json* reason = node.find("reason");
+            if (!reason || !reason->is_string() || reason->as_string().empty())
+                errors.push_back(p + ".reason: a bound must say what hides the value (" + show(reason) + ")");
+        }
         if (s != "api") {
             require(p + ".method", "string");
             if (const auto* c = require(p + ".confidence", "number");

@@ -17,6 +17,9 @@ namespace gpu_topology::profile {
 Json quantity(double value, std::string_view unit, std::string_view source, std::string_view method,
               double confidence);
 Json unmeasured(std::string_view unit, std::string_view reason);
+// A measured value known only as a lower bound: the true one lies beyond what
+// the probe could reach (`why` says what stopped it).
+Json lower_bound(double value, std::string_view unit, std::string_view method, std::string_view why);
 
 struct LatencyFields {
     double p05 = 0, p50 = 0, mean = 0, p95 = 0;
@@ -28,11 +31,16 @@ struct LatencyFields {
 };
 Json latency(const LatencyFields& fields);
 
+// Every schema quantity the profile lacks becomes unmeasured with `reason`, so
+// a probe that skipped a question still writes a valid, honest profile.
+void mark_absent_unmeasured(Json& profile, std::string_view reason);
+
 // --- reading ----------------------------------------------------------------
 struct Value {
     std::optional<double> value;  // nullopt when unmeasured
     std::string source;           // api | measured | derived | unmeasured
-    std::string reason;           // why unmeasured
+    std::string reason;           // why unmeasured, or what hides a bound
+    bool lower_bound = false;     // the value is a lower bound ("bound": "lower")
 };
 // The value of a schema quantity (a latency reads as its p50).
 Value read_quantity(const Json& profile, const QuantitySpec& spec);

@@ -41,6 +41,22 @@ std::string source_of(const Json& root, const RenderContext& context) {
     return context.profile_source.empty() ? string_at(root, "source") : context.profile_source;
 }
 
+// "{percent, bytes}, ..." from caches.l1.carveouts; an unmeasured size is 0.
+std::string carveout_table(const Json& root) {
+    const Json* rows = root.at_path("caches.l1.carveouts");
+    std::string table;
+    if (rows && rows->is_array()) {
+        for (const auto& row : rows->as_array()) {
+            const Json* percent = row.find("carveout_percent");
+            const Json* size = row.find("size_bytes");
+            if (!percent || !percent->is_number()) continue;
+            table += std::string(table.empty() ? "" : ", ") + "{" + profile::format_number(percent->as_number()) + ", " +
+                     (size && size->is_number() ? profile::format_number(size->as_number()) : "0") + "}";
+        }
+    }
+    return table.empty() ? "{-1, 0}" : table;  // no table measured: one unmeasured row
+}
+
 std::map<std::string, std::string> substitutions(const Json& root, const RenderContext& context) {
     std::map<std::string, std::string> s;
     s["SCHEMA"] = std::string(profile::kSchema);
@@ -58,16 +74,20 @@ std::map<std::string, std::string> substitutions(const Json& root, const RenderC
     for (const auto& spec : profile::kQuantities) {
         const auto v = profile::read_quantity(root, spec);
         const std::string name(spec.name);
+        s[name + "_IS_LOWER_BOUND"] = v.lower_bound ? "true" : "false";
         if (v.value) {
             const std::string number = profile::format_number(std::round(*v.value));
             s[name] = number;
             macros += "#define GPU_TOPOLOGY_" + name + " " + number + "\n";
+            if (v.lower_bound)
+                macros += "#define GPU_TOPOLOGY_" + name + "_IS_LOWER_BOUND 1 /* " + v.reason + " */\n";
         } else {
             s[name] = "0";
             macros += "/* GPU_TOPOLOGY_" + name + ": not measured: " + v.reason + " */\n";
         }
     }
     s["MACROS"] = macros;
+    s["L1_CARVEOUT_TABLE"] = carveout_table(root);
     return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -90,6 +91,69 @@ TEST(ProbeOnGpu, HopperArchitecturalFacts) {
     EXPECT_GE(value("L2_SECTOR_BYTES"), 32);  // DRAM fills L2 in sectors of 32 B or more
     EXPECT_LT(value("L2_NEAR_SIZE_BYTES"), 0.6 * double(g_facts.l2_bytes));  // one partition, not both
     EXPECT_GT(value("L2_NEAR_SIZE_BYTES"), 0.4 * double(g_facts.l2_bytes));
+}
+
+// One unified L1 storage serves ld.global.ca, tex1Dfetch and ld.global.nc on
+// every GPU since Volta (cc 7.0): same capacity, line and sharing.
+TEST(ProbeOnGpu, TextureAndReadOnlyAreTheUnifiedL1) {
+    if (g_facts.cc_major < 7) GTEST_SKIP() << "before Volta the texture cache is separate";
+    const double l1 = value("L1_SIZE_BYTES");
+    for (const char* name : {"TEXTURE_SIZE_BYTES", "READONLY_SIZE_BYTES"})
+        EXPECT_NEAR(value(name), l1, std::max(0.03 * l1, 4096.0)) << name;
+    EXPECT_EQ(value("TEXTURE_SECTOR_BYTES"), value("L1_SECTOR_BYTES"));
+    EXPECT_EQ(value("READONLY_SECTOR_BYTES"), value("L1_SECTOR_BYTES"));
+    EXPECT_EQ(value("READONLY_LINE_BYTES"), value("L1_LINE_BYTES"));
+    // The texture path indexes its sets by address bits: its line may be unmeasurable, never different.
+    if (const auto line = profile::read_quantity(g_profile, *profile::find_quantity("TEXTURE_LINE_BYTES")); line.value)
+        EXPECT_EQ(*line.value, value("L1_LINE_BYTES"));
+    for (const char* name : {"L1_TEXTURE_SAME_STORAGE", "L1_READONLY_SAME_STORAGE", "TEXTURE_READONLY_SAME_STORAGE"})
+        EXPECT_EQ(value(name), 1) << name;
+    for (const char* name : {"L1_PER_SM", "TEXTURE_PER_SM", "READONLY_PER_SM"}) EXPECT_EQ(value(name), 1) << name;
+}
+
+TEST(ProbeOnGpu, MissPenaltiesArePositive) {
+    for (const char* name : {"L1_MISS_PENALTY_CYCLES", "TEXTURE_MISS_PENALTY_CYCLES", "READONLY_MISS_PENALTY_CYCLES",
+                             "CONSTANT_L1_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_PENALTY_CYCLES",
+                             "L2_MISS_PENALTY_CYCLES"})
+        EXPECT_GT(value(name), 0) << name;
+    // A texture or read-only miss is served by the same L2 as an L1 miss.
+    EXPECT_NEAR(value("TEXTURE_MISS_PENALTY_CYCLES") + value("TEXTURE_LATENCY_CYCLES"),
+                value("L1_MISS_PENALTY_CYCLES") + value("L1_LATENCY_CYCLES"), 0.25 * value("L2_NEAR_LATENCY_CYCLES"));
+}
+
+// The constant path: a small L1 in front of a larger L1.5, both in front of L2,
+// and neither in the unified L1 storage.
+TEST(ProbeOnGpu, ConstantCachesFormTheirOwnHierarchy) {
+    const double c1 = value("CONSTANT_L1_SIZE_BYTES");
+    EXPECT_GE(c1, 256);
+    EXPECT_LT(c1, double(g_facts.constant_bytes));
+    EXPECT_GT(value("CONSTANT_L15_SIZE_BYTES"), c1);
+    EXPECT_TRUE(power_of_two(value("CONSTANT_L1_SECTOR_BYTES")));
+    EXPECT_TRUE(power_of_two(value("CONSTANT_L15_SECTOR_BYTES")));
+    EXPECT_LE(value("CONSTANT_L1_SECTOR_BYTES"), value("CONSTANT_L15_SECTOR_BYTES"));
+    EXPECT_LT(value("CONSTANT_L1_LATENCY_CYCLES"), value("CONSTANT_L15_LATENCY_CYCLES"));
+    // An L1.5 miss goes to L2.
+    EXPECT_GT(value("CONSTANT_L15_LATENCY_CYCLES") + value("CONSTANT_L15_MISS_PENALTY_CYCLES"),
+              0.8 * value("L2_NEAR_LATENCY_CYCLES"));
+    const auto l15 = profile::read_quantity(g_profile, *profile::find_quantity("CONSTANT_L15_SIZE_BYTES"));
+    if (l15.lower_bound) EXPECT_FALSE(l15.reason.empty());
+    if (g_facts.cc_major >= 7)
+        for (const char* name : {"L1_CONSTANT_L1_SAME_STORAGE", "TEXTURE_CONSTANT_L1_SAME_STORAGE",
+                                 "READONLY_CONSTANT_L1_SAME_STORAGE"})
+            EXPECT_EQ(value(name), 0) << name;
+}
+
+// Giving shared memory more of the array never leaves L1 more room.
+TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
+    double previous = 1e30;
+    for (const auto& row : g_profile.at_path("caches.l1.carveouts")->as_array()) {
+        const double percent = row.find("carveout_percent")->as_number();
+        if (percent < 0) continue;
+        const auto* size = row.find("size_bytes");
+        ASSERT_TRUE(size && size->is_number()) << row.dump(-1);
+        EXPECT_LE(size->as_number(), previous + 2048) << "carveout " << percent << "%";
+        previous = size->as_number();
+    }
 }
 
 }  // namespace
