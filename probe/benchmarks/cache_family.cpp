@@ -18,9 +18,6 @@ bool same_space(LoadPath a, LoadPath b) {
 
 std::uint32_t ring_stride(LoadPath path) { return path == LoadPath::constant ? 64 : 128; }
 
-const std::string kSizeMethod =
-    "fine-grained pointer chase, doubling + bisection; largest footprint with < 5% of loads slower than the all-hit "
-    "reference (one-sided KS with indifference zone, alpha 1e-3)";
 const std::string kInstanceMethod =
     "eviction test: warp 0 warms half the cache once, a warp on each other sub-partition (warps 1..3) chases 1.5 "
     "caches' worth twice, warp 0 is timed again; evicting warps share warp 0's instance";

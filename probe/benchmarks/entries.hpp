@@ -17,6 +17,11 @@ namespace gpu_topology::benchmarks {
 
 using profile::Json;
 
+// How every size is searched; each use appends the path, stride and carveout.
+inline const std::string kSizeMethod =
+    "fine-grained pointer chase, doubling + bisection; largest footprint with < 5% of loads slower than the all-hit "
+    "reference (one-sided KS with indifference zone, alpha 1e-3)";
+
 Json api_quantity(double value, std::string_view unit);
 Json size_entry(const analysis::CapacityEstimate& estimate, const std::string& method, bool cross_checked);
 // From capacity spans; unmeasured with the reason when spans cannot tell the line.

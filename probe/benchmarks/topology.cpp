@@ -255,9 +255,7 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
     api["registers_per_sm"] = facts.registers_per_sm;
     api["global_l1_cache_supported"] = facts.global_l1_cache_supported;
 
-    const std::string size_method =
-        "fine-grained pointer chase, doubling + bisection; largest footprint with < 5% of loads slower than the "
-        "all-hit reference (one-sided KS with indifference zone, alpha 1e-3)";
+    const std::string& size_method = kSizeMethod;
     auto& caches = p["caches"];
     for (const auto& c : unified) caches[c.key] = cache_entry(c, sharing, clock_khz, all_passed(checks, c.key + ":"));
     for (const auto& c : constant) caches[c.key] = cache_entry(c, sharing, clock_khz, true);

@@ -226,7 +226,7 @@ private:
 struct ChaseEngine::Impl {
     int device = 0;
     int sm_count = 0;
-    std::size_t shared_optin_bytes = 0;
+    std::size_t shared_optin_bytes = 0;  // dynamic shared memory one block may opt in to
     DeviceBuffer<unsigned char> buffer;
     DeviceBuffer<unsigned> samples;
     DeviceBuffer<unsigned long long> stats{4};
@@ -258,7 +258,10 @@ ChaseEngine::ChaseEngine(int device, std::size_t buffer_bytes) : impl_(std::make
     int optin = 0;
     check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
           "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
-    impl_->shared_optin_bytes = static_cast<std::size_t>(optin);
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, program_kernel), "cudaFuncGetAttributes(program_kernel)");
+    // Dynamic shared memory may use what the opt-in limit leaves beside the kernel's static shared memory.
+    impl_->shared_optin_bytes = static_cast<std::size_t>(optin) - attributes.sharedSizeBytes;
     impl_->buffer = DeviceBuffer<unsigned char>(buffer_bytes);
     check(cudaMemset(impl_->buffer.get(), 0, buffer_bytes), "cudaMemset(ring buffer)");
 
@@ -447,6 +450,10 @@ void ChaseEngine::stream_l2(std::size_t offset, std::size_t bytes) {
 std::size_t ChaseEngine::available_dynamic_shared(int carveout_percent) {
     check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
           "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
+    // The query is capped by the kernel's dynamic-shared limit, which each launch lowers to what it needs.
+    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(impl_->shared_optin_bytes)),
+          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     std::size_t bytes = 0;
     check(cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, program_kernel, 1, 32),
           "cudaOccupancyAvailableDynamicSMemPerBlock");

@@ -102,6 +102,10 @@ std::string human(double value, std::string_view unit) {
             std::snprintf(text, sizeof text, "%.1f KiB", value / 1024);
         else
             std::snprintf(text, sizeof text, "%.0f B", value);
+    } else if (unit == "bool") {
+        std::snprintf(text, sizeof text, "%s", value != 0 ? "yes" : "no");
+    } else if (unit == "instances") {
+        std::snprintf(text, sizeof text, "%.0f", value);
     } else if (unit == "kHz") {
         std::snprintf(text, sizeof text, "%.0f MHz", value / 1000);
     } else {
@@ -156,7 +160,7 @@ std::string render_cmake(const Json& root, const RenderContext& context) {
 
 std::string render_table(const Json& root, const RenderContext& context) {
     std::string out;
-    char line[256];
+    char line[512];
     const Json* cc = root.at_path("device.cc");
     std::snprintf(line, sizeof line, "%s (%s), cc %s.%s, %s SMs, profile %s\n", string_at(root, "device.name").c_str(),
                   string_at(root, "device.uuid").c_str(),
@@ -167,11 +171,12 @@ std::string render_table(const Json& root, const RenderContext& context) {
     for (const auto& spec : profile::kQuantities) {
         const auto v = profile::read_quantity(root, spec);
         std::string value = v.value ? human(*v.value, spec.unit) : "not measured (" + v.reason + ")";
+        if (v.lower_bound) value = "at least " + value;
         if (v.value && spec.kind == profile::Kind::latency) {
             const Json* ns = root.at_path(std::string(spec.path) + ".p50_ns");
             if (ns && ns->is_number()) value += " (" + profile::format_number(std::round(ns->as_number())) + " ns)";
         }
-        std::snprintf(line, sizeof line, "  %-34s %-22s %s\n", std::string(spec.label).c_str(), value.c_str(),
+        std::snprintf(line, sizeof line, "  %-40s %-22s %s\n", std::string(spec.label).c_str(), value.c_str(),
                       v.value ? v.source.c_str() : "");
         out += line;
     }

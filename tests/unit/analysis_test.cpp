@@ -3,6 +3,7 @@
 #include "analysis/granularity.hpp"
 #include "analysis/hierarchy.hpp"
 #include "analysis/ks_test.hpp"
+#include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
 
 #include <gtest/gtest.h>
@@ -122,6 +123,36 @@ TEST(LineFromSpans, SpanGrowsPastTheLine) {
 
 TEST(LineFromSpans, NeverGrowingGivesNoLine) {
     EXPECT_FALSE(line_from_spans({{32, 240}, {64, 240}, {128, 240}}));
+}
+
+// --- sharing and instances ------------------------------------------------------
+
+TEST(Sharing, EvictionNeedsAClearShareOfSlowerLoads) {
+    const std::vector<double> hits(400, 32.0);
+    std::vector<double> half_missed(400, 32.0);
+    for (std::size_t i = 0; i < half_missed.size(); i += 2) half_missed[i] = 280;
+    std::vector<double> few_missed(400, 32.0);
+    for (std::size_t i = 0; i < 12; ++i) few_missed[i * 30] = 280;  // 3%: below the minimum effect
+    EXPECT_TRUE(decide_eviction(hits, half_missed).evicted);
+    EXPECT_FALSE(decide_eviction(hits, few_missed).evicted);
+    EXPECT_FALSE(decide_eviction(hits, hits).evicted);
+    std::vector<double> slightly_slower(400, 36.0);  // inside the indifference zone
+    EXPECT_FALSE(decide_eviction(hits, slightly_slower).evicted);
+}
+
+TEST(Sharing, InstancesPerSmFromTheEvictingWarps) {
+    EXPECT_EQ(instances_per_sm({true, true, true}, 4), 1u);
+    EXPECT_EQ(instances_per_sm({false, false, false}, 4), 4u);
+    EXPECT_EQ(instances_per_sm({false, true, false}, 4), 2u);
+    EXPECT_FALSE(instances_per_sm({true, true, false}, 4));  // three of four share: no equal split
+    EXPECT_THROW(instances_per_sm({true}, 4), std::invalid_argument);
+}
+
+TEST(Granularity, SpanIndependentOfStride) {
+    using S = StrideSpan;
+    EXPECT_TRUE(span_independent_of_stride({S{32, 240000}, S{128, 242000}, S{512, 236000}}));
+    EXPECT_FALSE(span_independent_of_stride({S{32, 240000}, S{128, 242000}, S{512, 960000}}));
+    EXPECT_FALSE(span_independent_of_stride({S{32, 240000}, S{64, 240000}}));  // strides too close to tell
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // subsampled from `gpu-topology-probe explore --raw`, 2026-11-22).
 #include "analysis/granularity.hpp"
 #include "analysis/hierarchy.hpp"
+#include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
 #include "profile/sweep_csv.hpp"
 
@@ -17,15 +18,24 @@ analysis::Sweep load(const char* name) {
 }
 
 // Replays a dense sweep as the capacity search would see it: the last
-// footprint that fits before the first that does not.
-std::uint64_t last_fitting(const analysis::Sweep& s) {
+// footprint that fits before the first that does not, against the first
+// point at or above `reference_bytes`.
+std::uint64_t last_fitting(const analysis::Sweep& s, std::uint64_t reference_bytes = 0) {
     analysis::CapacitySearchOptions options;
+    const analysis::SweepPoint* reference = nullptr;
     std::uint64_t last = 0;
     for (const auto& p : s.points) {
-        if (!analysis::fits(p, s.points.front(), options)) break;
+        if (p.footprint_bytes < reference_bytes) continue;
+        if (!reference) reference = &p;
+        if (!analysis::fits(p, *reference, options)) break;
         last = p.footprint_bytes;
     }
     return last;
+}
+
+analysis::EvictionDecision replay_eviction(const std::string& name) {
+    return analysis::decide_eviction(load((name + "_alone.csv").c_str()).points.front().cycles,
+                                     load((name + "_disturbed.csv").c_str()).points.front().cycles);
 }
 
 TEST(RecordedH200, OneCurveYieldsEveryLevel) {
@@ -63,6 +73,60 @@ TEST(RecordedH200, FetchGranularities) {
     ASSERT_TRUE(g1 && g2);
     EXPECT_EQ(g1->bytes, 32u);  // L1 fills 32-byte sectors
     EXPECT_EQ(g2->bytes, 64u);  // HBM fills L2 two sectors at a time
+}
+
+// --- the cache family (second card, GPU-f1d3c6ec, same day) --------------------
+
+TEST(RecordedH200, TextureAndReadOnlyHoldWhatL1Holds) {
+    for (const char* name : {"h200_texture_carveout0.csv", "h200_readonly_carveout0.csv"}) {
+        const auto last = last_fitting(load(name));
+        EXPECT_GE(last, 236 * KiB) << name;  // L1 data at carveout 0: 241-243 KiB
+        EXPECT_LE(last, 252 * KiB) << name;
+    }
+    // At the max-shared carveout the texture path shrinks with L1 (19-20 KiB).
+    const auto small = last_fitting(load("h200_texture_carveout100.csv"));
+    EXPECT_GE(small, 16 * KiB);
+    EXPECT_LE(small, 26 * KiB);
+}
+
+TEST(RecordedH200, TextureSpanIsTheSameAtEveryStride) {
+    std::vector<analysis::StrideSpan> spans;
+    for (std::uint32_t stride : {32u, 64u, 256u, 512u})
+        spans.push_back({stride, last_fitting(load(("h200_texture_span_stride" + std::to_string(stride) + ".csv").c_str()))});
+    spans.insert(spans.begin() + 2, {128, last_fitting(load("h200_texture_carveout0.csv"))});
+    EXPECT_TRUE(analysis::span_independent_of_stride(spans));
+    EXPECT_FALSE(analysis::line_from_spans(spans));  // so the texture line is reported unmeasured
+}
+
+TEST(RecordedH200, ConstantL1AndL15) {
+    const auto sweep = load("h200_constant_stride64.csv");
+    const auto l1 = last_fitting(sweep);
+    EXPECT_GE(l1, 1 * KiB);
+    EXPECT_LE(l1, 2 * KiB);
+    // Beyond the constant L1 every footprint up to the 64 KiB a module may declare is an L1.5 hit.
+    EXPECT_EQ(last_fitting(sweep, 4 * KiB), sweep.points.back().footprint_bytes);
+    EXPECT_GE(sweep.points.back().footprint_bytes, 63 * KiB);
+}
+
+TEST(RecordedH200, FetchGranularitiesOfTheOtherPaths) {
+    const auto granularity = [](const char* name) {
+        const auto g = analysis::fetch_granularity(load(name).points.front().cycles, 8);
+        return g ? g->bytes : 0u;
+    };
+    EXPECT_EQ(granularity("h200_texture_first_touch.csv"), 32u);
+    EXPECT_EQ(granularity("h200_readonly_first_touch.csv"), 32u);
+    EXPECT_EQ(granularity("h200_constant_first_touch.csv"), 256u);  // L1.5 fills from L2
+    EXPECT_EQ(granularity("h200_constant_l1_refill.csv"), 64u);     // constant L1 refills from L1.5
+}
+
+TEST(RecordedH200, SharingDecisions) {
+    EXPECT_TRUE(replay_eviction("h200_sharing_l1_texture").evicted);        // one unified L1 storage
+    EXPECT_FALSE(replay_eviction("h200_sharing_l1_constant_l1").evicted);   // constant L1 is separate
+    EXPECT_TRUE(replay_eviction("h200_constant_l1_instances_warp1").evicted);  // one constant L1 per SM
+    // Why the victim is warmed once: a victim hit again before the other traffic survives
+    // 1.5 capacities of it (the L1 protects reused lines), one warmed once does not.
+    EXPECT_TRUE(replay_eviction("h200_eviction_victim_warmed_once").evicted);
+    EXPECT_FALSE(replay_eviction("h200_eviction_victim_reused").evicted);
 }
 
 }  // namespace
