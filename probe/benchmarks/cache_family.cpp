@@ -16,7 +16,9 @@ bool same_space(LoadPath a, LoadPath b) {
     return (a == LoadPath::constant) == (b == LoadPath::constant);
 }
 
-std::uint32_t ring_stride(LoadPath path) { return path == LoadPath::constant ? 64 : 128; }
+// Size and latency rings step by the line: 128 B on the unified L1, 64 B on the constant path.
+constexpr std::uint32_t kConstantStride = 64;
+constexpr std::uint32_t ring_stride(LoadPath path) { return path == LoadPath::constant ? kConstantStride : 128; }
 
 const std::string kInstanceMethod =
     "eviction test: warp 0 warms half the cache once, a warp on each other sub-partition (warps 1..3) chases 1.5 "
@@ -72,6 +74,13 @@ std::string instances_text(const CacheResult& cache) {
 
 }  // namespace
 
+CapacityQuestion unified_l1_size_question(LoadPath path, int carveout_percent, Order order, std::string name,
+                                          std::uint64_t max_bytes) {
+    return {{.name = std::move(name), .path = path, .stride_bytes = 128, .order = order,
+             .carveout_percent = carveout_percent, .samples = 1024},
+            4 * KiB, 1 * KiB, max_bytes};
+}
+
 CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, const FamilyPlan& plan,
                                     Progress& progress, const std::optional<analysis::CapacityEstimate>& known_size) {
     CacheResult cache;
@@ -81,12 +90,9 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
     const std::string label(row.label);
     const std::string path_name(kernels::to_string(row.path));
 
-    const CapacityQuestion question{{.name = cache.key + "_size_carveout" + std::to_string(plan.carveout_percent),
-                                     .path = row.path,
-                                     .stride_bytes = 128,
-                                     .carveout_percent = plan.carveout_percent,
-                                     .samples = 1024},
-                                    4 * KiB, 1 * KiB, plan.max_l1_bytes};
+    const CapacityQuestion question =
+        unified_l1_size_question(row.path, plan.carveout_percent, Order::sequential,
+                                 cache.key + "_size_carveout" + std::to_string(plan.carveout_percent), plan.max_l1_bytes);
     progress.step(label + " size, carveout " + std::to_string(plan.carveout_percent) + "%");
     cache.size = known_size ? *known_size : measure_capacity(runner, question);
     cache.size_method = kSizeMethod + ", " + path_name + ", stride 128 B, carveout " +
@@ -143,8 +149,8 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     progress.done(cycles(cold.summary));
 
     const CapacityQuestion l1_question{
-        {.name = "constant_l1_size", .path = LoadPath::constant, .stride_bytes = 64, .samples = 1024}, 256, 64,
-        capacity / 2};
+        {.name = "constant_l1_size", .path = LoadPath::constant, .stride_bytes = kConstantStride, .samples = 1024}, 256,
+        kConstantStride, capacity / 2};
     progress.step("constant L1 size");
     l1.size = measure_capacity(runner, l1_question);
     l1.size_method = kSizeMethod + ", ld.const, stride 64 B";
@@ -153,7 +159,7 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     progress.step("constant L1 line (capacity span per stride)");
     CapacityQuestion span_question = l1_question;
     span_question.spec.name = "constant_l1_span";
-    l1.line = measure_line(runner, span_question, {16, 32, 64, 128, 256}, analysis::StrideSpan{64, l1.size_bytes()});
+    l1.line = measure_line(runner, span_question, {16, 32, 64, 128, 256}, analysis::StrideSpan{kConstantStride, l1.size_bytes()});
     progress.done(l1.line.line ? std::to_string(l1.line.line->line_bytes) + " B" : "not found");
 
     // Loads that miss constant L1 and hit L1.5: sequential, every 8 B, over four L1 capacities.
@@ -168,10 +174,11 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     progress.done(l1.sector ? std::to_string(l1.sector->bytes) + " B" : "not found");
 
     progress.step("constant L1 and L1.5 hit latency");
-    const SweepSpec latency{.name = "constant_l1_latency", .path = LoadPath::constant, .stride_bytes = 64,
+    const SweepSpec latency{.name = "constant_l1_latency", .path = LoadPath::constant, .stride_bytes = kConstantStride,
                             .samples = 2048, .min_timed_steps = 4096};
     l1.hit = measure_latency(runner, latency,
-                             std::clamp<std::uint64_t>(l1.size_bytes() / 2 / 64 * 64, 64, 1 * KiB));
+                             std::clamp<std::uint64_t>(l1.size_bytes() / 2 / kConstantStride * kConstantStride,
+                                                       kConstantStride, 1 * KiB));
     SweepSpec l15_latency = latency;
     l15_latency.name = "constant_l15_latency";
     l15.hit = measure_latency(runner, l15_latency, beyond_l1);
@@ -183,7 +190,8 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
 
     progress.step("constant L1.5 size");
     const CapacityQuestion l15_question{
-        {.name = "constant_l15_size", .path = LoadPath::constant, .stride_bytes = 64, .samples = 1024}, beyond_l1,
+        {.name = "constant_l15_size", .path = LoadPath::constant, .stride_bytes = kConstantStride, .samples = 1024},
+        beyond_l1,
         512, capacity};
     l15.size = measure_capacity(runner, l15_question);
     l15.size_is_lower_bound = !l15.size.found;

@@ -56,6 +56,10 @@ struct FamilyPlan {
     int carveout_percent = 0;         // max L1, where the unified caches are largest
 };
 
+// How a unified-L1 path is sized: stride 128 B, from a 4 KiB all-hit ring, to 1 KiB.
+CapacityQuestion unified_l1_size_question(kernels::LoadPath path, int carveout_percent, Order order, std::string name,
+                                          std::uint64_t max_bytes);
+
 // Size, line, fetch granularity, hit/miss latency and instances per SM of one
 // unified-L1 path.
 CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, const FamilyPlan& plan,

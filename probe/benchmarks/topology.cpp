@@ -109,9 +109,7 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
     stages.begin("l1 carveouts");
     const std::uint64_t l1_max = 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
     auto l1_question = [&](int carveout, Order order, const std::string& name) {
-        return CapacityQuestion{{.name = name, .path = LoadPath::l1, .stride_bytes = 128, .order = order,
-                                 .carveout_percent = carveout, .samples = 1024},
-                                4 * KiB, 1 * KiB, l1_max};
+        return unified_l1_size_question(LoadPath::l1, carveout, order, name, l1_max);
     };
     std::map<int, analysis::CapacityEstimate> l1_at;
     for (int carveout : kCarveouts) {

@@ -18,9 +18,6 @@ enum class LoadPath : std::uint8_t {
     shared,    // ld.shared: the ring lives in shared memory
 };
 
-inline constexpr LoadPath kLoadPaths[] = {LoadPath::none,    LoadPath::l1,       LoadPath::l2,    LoadPath::readonly,
-                                          LoadPath::texture, LoadPath::constant, LoadPath::shared};
-
 constexpr std::string_view to_string(LoadPath path) {
     switch (path) {
         case LoadPath::none: return "none";

@@ -234,7 +234,11 @@ struct ChaseEngine::Impl {
     TextureObject texture;         // over the buffer, as 8-byte texels
     unsigned long long constant_base = 0;
 
-    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t samples_wanted);
+    // Launches the program; records `max_samples` of the `timed_steps` loads, evenly spaced.
+    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t timed_steps, std::uint32_t max_samples);
+    // Links a ring for `path`, in address order when `order` is empty, else in that order.
+    Ring link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+              const std::vector<unsigned>& order);
 
     // The cursor value of a ring's first element, in the ring's encoding.
     unsigned long long start_of(const Ring& ring) const {
@@ -280,13 +284,11 @@ ChaseEngine::~ChaseEngine() = default;
 
 std::size_t ChaseEngine::buffer_bytes() const { return impl_->buffer.bytes(); }
 
-std::size_t ChaseEngine::constant_bytes() { return kConstantWords * sizeof(unsigned long long); }
-
 std::size_t ChaseEngine::ring_capacity(LoadPath path) const {
     switch (encoding_of(path)) {
         case RingEncoding::global_address: return impl_->buffer.bytes();
         case RingEncoding::texel_index: return impl_->texture.texels() * 8;
-        case RingEncoding::constant_address: return constant_bytes();
+        case RingEncoding::constant_address: return sizeof(constant_ring);
         case RingEncoding::shared_address: return impl_->shared_optin_bytes;
         case RingEncoding::none: return 0;
     }
@@ -307,55 +309,64 @@ void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, 
 
 }  // namespace
 
-Ring ChaseEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
-                              std::uint64_t seed) {
-    check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
+Ring ChaseEngine::Impl::link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+                             const std::vector<unsigned>& order) {
     const RingEncoding encoding = encoding_of(path);
-    if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none) {
-        if (seed != 0) throw std::invalid_argument(std::string(to_string(path)) + " rings are sequential only");
-        return Ring{encoding, 0, 0, elements, stride_bytes};
-    }
-
-    std::vector<unsigned> order(elements);
-    std::iota(order.begin(), order.end(), 0u);
-    if (seed != 0) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
-    const Ring ring{encoding, offset, offset + std::size_t(order[0]) * stride_bytes, elements, stride_bytes};
+    const auto position = [&](std::uint32_t i) -> std::size_t { return order.empty() ? i : order[i]; };
+    const Ring ring{encoding, offset, offset + position(0) * stride_bytes, elements, stride_bytes};
 
     if (encoding == RingEncoding::constant_address) {
         // Constant memory is written from the host; 64 KiB at most.
         std::vector<unsigned long long> words(ring.footprint_bytes() / 8, 0);
-        const unsigned long long first = impl_->constant_base + offset;
         for (std::uint32_t i = 0; i < elements; ++i)
-            words[std::size_t(order[i]) * stride_bytes / 8] =
-                first + std::size_t(order[(i + 1) % elements]) * stride_bytes;
+            words[position(i) * stride_bytes / 8] = constant_base + offset + position((i + 1) % elements) * stride_bytes;
         check(cudaMemcpyToSymbol(constant_ring, words.data(), words.size() * 8, offset), "cudaMemcpyToSymbol(ring)");
         return ring;
     }
 
     const unsigned* device_order = nullptr;
-    if (seed != 0) {
-        if (impl_->order.size() < elements) impl_->order = DeviceBuffer<unsigned>(elements);
-        check(cudaMemcpy(impl_->order.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
+    if (!order.empty()) {
+        if (this->order.size() < elements) this->order = DeviceBuffer<unsigned>(elements);
+        check(cudaMemcpy(this->order.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
               "cudaMemcpy(ring order)");
-        device_order = impl_->order.get();
+        device_order = this->order.get();
     }
     const bool texels = encoding == RingEncoding::texel_index;
     const unsigned long long first_value =
-        texels ? offset / 8 : reinterpret_cast<unsigned long long>(impl_->buffer.get() + offset);
+        texels ? offset / 8 : reinterpret_cast<unsigned long long>(buffer.get() + offset);
     const unsigned long long value_step = texels ? stride_bytes / 8 : stride_bytes;
-    link_kernel<<<impl_->sm_count * 4, 256>>>(impl_->buffer.get() + offset, elements, stride_bytes, device_order,
-                                              first_value, value_step);
+    link_kernel<<<sm_count * 4, 256>>>(buffer.get() + offset, elements, stride_bytes, device_order, first_value,
+                                       value_step);
     check_launch("link_kernel");
     return ring;
 }
 
 Ring ChaseEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements,
                                   std::uint32_t stride_bytes) {
-    return link_random(path, offset, elements, stride_bytes, 0);  // seed 0: address order
+    check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
+    const RingEncoding encoding = encoding_of(path);
+    if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none)
+        return Ring{encoding, 0, 0, elements, stride_bytes};  // the kernel builds it
+    return impl_->link(path, offset, elements, stride_bytes, {});
 }
 
-ChaseResult ChaseEngine::Impl::run(ProgramArgs args, int carveout_percent, std::uint32_t samples_wanted) {
+Ring ChaseEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+                              std::uint64_t seed) {
+    check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
+    const RingEncoding encoding = encoding_of(path);
+    if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none)
+        throw std::invalid_argument(std::string(to_string(path)) + " rings are sequential only");
+    std::vector<unsigned> order(elements);
+    std::iota(order.begin(), order.end(), 0u);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    return impl_->link(path, offset, elements, stride_bytes, order);
+}
+
+ChaseResult ChaseEngine::Impl::run(ProgramArgs args, int carveout_percent, std::uint32_t timed_steps,
+                                   std::uint32_t max_samples) {
+    const std::uint32_t samples_wanted = std::min(max_samples, timed_steps);
     if (samples.size() < samples_wanted) samples = DeviceBuffer<unsigned>(samples_wanted);
+    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, timed_steps / samples_wanted);
     args.texture = texture.get();
     args.max_samples = samples_wanted;
     args.samples = samples.get();
@@ -396,7 +407,6 @@ void check_encoding(LoadPath path, const Ring& ring) {
 
 ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
     check_encoding(request.path, request.ring);
-    const std::uint32_t samples_wanted = std::min(request.max_samples, request.timed_steps);
 
     ProgramArgs args{};
     Phase& phase = args.phases[0];
@@ -411,8 +421,7 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
         args.shared_elements = request.ring.elements;
         args.shared_stride_bytes = request.ring.stride_bytes;
     }
-    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, request.timed_steps / samples_wanted);
-    return impl_->run(args, request.carveout_percent, samples_wanted);
+    return impl_->run(args, request.carveout_percent, request.timed_steps, request.max_samples);
 }
 
 ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
@@ -421,23 +430,20 @@ ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturban
     check_encoding(victim.path, victim.ring);
     check_encoding(other.path, other.ring);
     if (other.warp >= 32) throw std::invalid_argument("the disturbing warp must be < 32");
-    const std::uint32_t samples_wanted = std::min(victim.max_samples, victim.timed_steps);
 
-    const auto start_of = [this](const Ring& ring) { return impl_->start_of(ring); };
     ProgramArgs args{};
-    args.phases[0] = {.start = start_of(victim.ring),
+    args.phases[0] = {.start = impl_->start_of(victim.ring),
                       .untimed_steps = std::max(1u, victim.warm_passes) * std::uint64_t(victim.ring.elements),
                       .warp = 0,
                       .path = victim.path};
-    args.phases[1] = {.start = start_of(other.ring),
+    args.phases[1] = {.start = impl_->start_of(other.ring),
                       .untimed_steps = std::uint64_t(other.passes) * other.ring.elements,
                       .warp = other.warp,
                       .path = other.path};
     // Full passes end where they began, so the timed phase starts at the ring's start.
-    args.phases[2] = {.start = start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
+    args.phases[2] = {.start = impl_->start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
     args.phase_count = 3;
-    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, victim.timed_steps / samples_wanted);
-    return impl_->run(args, victim.carveout_percent, samples_wanted);
+    return impl_->run(args, victim.carveout_percent, victim.timed_steps, victim.max_samples);
 }
 
 void ChaseEngine::stream_l2(std::size_t offset, std::size_t bytes) {

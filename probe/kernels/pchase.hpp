@@ -62,10 +62,9 @@ public:
     ChaseEngine& operator=(const ChaseEngine&) = delete;
 
     std::size_t buffer_bytes() const;
-    // Room for constant rings: the engine's __constant__ array (one module's 64 KiB limit).
-    static std::size_t constant_bytes();
-    // Bytes a ring for `path` may span from offset 0 (the buffer, the texture's
-    // width, the constant array, or the shared memory a block may opt in to).
+    // Bytes a ring for `path` may span from offset 0: the buffer, the texture's
+    // width, the __constant__ array (one module's 64 KiB limit), or the shared
+    // memory a block may opt in to.
     std::size_t ring_capacity(LoadPath path) const;
 
     // Links `elements` 8-byte elements `stride_bytes` apart from `offset`, in
@@ -73,7 +72,7 @@ public:
     // kernel builds them (the returned Ring just carries the shape).
     Ring link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes);
     // Same footprint, visited in a random cyclic order (defeats prefetching and
-    // stride-aligned set conflicts).
+    // stride-aligned set conflicts). Global, texture and constant rings only.
     Ring link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
                      std::uint64_t seed);
 
