@@ -10,6 +10,9 @@
 #   GPU_TOPOLOGY_REPROBE        ON: measure again even when a cached profile matches
 #   GPU_TOPOLOGY_ON_NO_GPU      fallback (default): use the stored profile; error: stop the configure
 #   GPU_TOPOLOGY_PROBE_TIMEOUT  seconds before a hanging probe fails the configure (default 600)
+#   GPU_TOPOLOGY_LEVEL          full (default): every quantity; quick: L1, L2, DRAM sizes, lines, latencies
+#   GPU_TOPOLOGY_TIME_BUDGET    seconds after which the probe starts no further stage (empty: none);
+#                               the profile lists the stages it skipped
 include_guard(GLOBAL)
 
 # Where probe/, templates/ and generated/profiles/ live: the source tree, or
@@ -25,6 +28,9 @@ option(GPU_TOPOLOGY_REPROBE "Measure again even when a cached profile matches th
 set(GPU_TOPOLOGY_ON_NO_GPU "fallback" CACHE STRING "Without a usable GPU: fallback (stored profile) or error")
 set_property(CACHE GPU_TOPOLOGY_ON_NO_GPU PROPERTY STRINGS fallback error)
 set(GPU_TOPOLOGY_PROBE_TIMEOUT 600 CACHE STRING "Seconds before a hanging probe fails the configure")
+set(GPU_TOPOLOGY_LEVEL "full" CACHE STRING "What the probe measures: full or quick")
+set_property(CACHE GPU_TOPOLOGY_LEVEL PROPERTY STRINGS full quick)
+set(GPU_TOPOLOGY_TIME_BUDGET "" CACHE STRING "Seconds after which the probe starts no further stage (empty: no limit)")
 set(GPU_TOPOLOGY_DEFAULT_PROFILE "nvidia-h200" CACHE STRING "Stored profile used when no GPU is present")
 
 # Builds gpu-topology-probe once per build tree (a nested build: it must exist
@@ -111,6 +117,18 @@ function(gpu_topology_generate)
   set(state "${CMAKE_BINARY_DIR}/_gpu_topology")
   file(MAKE_DIRECTORY "${state}" "${ARG_OUTPUT_DIR}")
 
+  if(NOT GPU_TOPOLOGY_LEVEL MATCHES "^(full|quick)$")
+    message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_LEVEL is '${GPU_TOPOLOGY_LEVEL}'; use full or quick")
+  endif()
+  set(probe_args --level "${GPU_TOPOLOGY_LEVEL}")
+  if(NOT GPU_TOPOLOGY_TIME_BUDGET STREQUAL "")
+    if(NOT GPU_TOPOLOGY_TIME_BUDGET MATCHES "^[0-9]+([.][0-9]+)?$" OR GPU_TOPOLOGY_TIME_BUDGET MATCHES "^0*([.]0*)?$")
+      message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_TIME_BUDGET is '${GPU_TOPOLOGY_TIME_BUDGET}'; "
+                          "use a positive number of seconds, or leave it empty for no limit")
+    endif()
+    list(APPEND probe_args --budget "${GPU_TOPOLOGY_TIME_BUDGET}")
+  endif()
+
   _gpu_topology_probe_executable(probe)
 
   set(no_gpu_reason "")
@@ -130,8 +148,8 @@ function(gpu_topology_generate)
     elseif(NOT rc EQUAL 0)
       message(FATAL_ERROR "GPUTopology: looking up device ${ARG_DEVICE} failed (${rc}): ${why}")
     else()
-      # The cache key: device identity + driver + runtime + probe version.
-      string(SHA256 key "${identity}")
+      # The cache key: device identity + driver + runtime + probe version + what was asked.
+      string(SHA256 key "${identity};${probe_args}")
       string(SUBSTRING "${key}" 0 16 key)
       set(profile "${state}/profile-${key}.json")
       string(JSON device_name GET "${identity}" name)
@@ -142,7 +160,7 @@ function(gpu_topology_generate)
         message(STATUS "GPUTopology: probing ${device_name} (device ${ARG_DEVICE})")
         # No OUTPUT_VARIABLE: the probe's progress (stderr) shows while it works.
         # It writes the profile atomically, so an interrupted run leaves none.
-        execute_process(COMMAND "${probe}" probe --device "${ARG_DEVICE}" --output "${profile}"
+        execute_process(COMMAND "${probe}" probe --device "${ARG_DEVICE}" --output "${profile}" ${probe_args}
                         RESULT_VARIABLE rc TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}")
         if(rc EQUAL 77)
           set(no_gpu_reason "the probe found no usable GPU")

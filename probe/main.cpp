@@ -32,8 +32,12 @@ constexpr const char* kUsage = R"(usage: gpu-topology-probe <command> [options]
 
 commands:
   probe     [--device N] [--output FILE|-] [--raw DIR] [--quiet]
+            [--level quick|full] [--budget SECONDS] [--careful]
             measure the device; write the profile (JSON) to FILE (default: stdout),
-            progress to stderr, and every sweep as CSV into DIR
+            progress to stderr, and every sweep as CSV into DIR.
+            --level quick: L1, L2 and DRAM sizes, lines and latencies only (default full);
+            --budget: start no stage after SECONDS (the profile lists the skipped ones);
+            --careful: chase every warm pass and time whole passes (slower, for comparison)
   identity  [--device N]      print the device identity as one JSON line
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
             write gpu_topology.hpp / CMake variables from a profile
@@ -60,7 +64,8 @@ std::optional<Args> parse(int argc, char** argv) {
     args.command = argv[1];
     static const std::map<std::string, bool> takes_value{
         {"--device", true}, {"--output", true}, {"--raw", true}, {"--header", true}, {"--cmake", true},
-        {"--source", true}, {"--quiet", false}, {"--table", false}, {"--identity-only", false}};
+        {"--source", true}, {"--level", true}, {"--budget", true},
+        {"--careful", false}, {"--quiet", false}, {"--table", false}, {"--identity-only", false}};
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--", 0) != 0) {
@@ -162,13 +167,35 @@ int cmd_identity(const Args& args) {
     return 0;
 }
 
+benchmarks::ProbeOptions probe_options(const Args& args) {
+    benchmarks::ProbeOptions options;
+    if (auto it = args.options.find("--raw"); it != args.options.end()) options.raw_dir = it->second;
+    if (auto it = args.options.find("--level"); it != args.options.end()) {
+        const auto level = benchmarks::level_from_string(it->second);
+        if (!level) throw std::invalid_argument("--level: '" + it->second + "' is not quick or full");
+        options.level = *level;
+    }
+    if (auto it = args.options.find("--budget"); it != args.options.end()) {
+        std::size_t used = 0;
+        double seconds = -1;
+        try {
+            seconds = std::stod(it->second, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != it->second.size() || !(seconds > 0) || !std::isfinite(seconds))
+            throw std::invalid_argument("--budget: '" + it->second + "' is not a positive number of seconds");
+        options.budget_seconds = seconds;
+    }
+    if (args.options.count("--careful")) options.pace = benchmarks::Pace::careful;
+    return options;
+}
+
 int cmd_probe(const Args& args) {
     const auto facts = lookup(device_index(args));
     if (!facts) return kNoGpu;
     benchmarks::Progress progress(!args.options.count("--quiet"));
     progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
-    benchmarks::ProbeOptions options;
-    if (auto it = args.options.find("--raw"); it != args.options.end()) options.raw_dir = it->second;
+    const auto options = probe_options(args);
     const auto document = benchmarks::measure_topology(*facts, options, progress);
     const auto errors = profile::validate(document);
     if (!errors.empty()) {  // a bug in the probe, never the user's fault: say so loudly
@@ -245,7 +272,8 @@ int cmd_explore(const Args& args) {
     std::filesystem::create_directories(raw->second);
     kernels::ChaseEngine engine(facts->index, 768ull << 20);  // rings, an L2-sized eviction region at 300 MiB, fresh regions at the top
     engine.warm_up(250);
-    benchmarks::SweepRunner runner(engine, std::filesystem::path(raw->second));
+    // The slow reference: every warm pass chased, every pass timed whole.
+    benchmarks::SweepRunner runner(engine, std::filesystem::path(raw->second), benchmarks::Pace::careful);
     runner.calibrate_overhead();
     benchmarks::explore(runner, {.l2_bytes = static_cast<std::uint64_t>(facts->l2_bytes)});
     std::fprintf(stderr, "measured SM clock %.0f kHz\n", runner.measured_clock_khz());

@@ -231,7 +231,7 @@ std::vector<SharingResult> measure_sharing(SweepRunner& runner, const std::vecto
     return results;
 }
 
-Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>& sharing, double clock_khz,
+Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>* sharing, double clock_khz,
                  bool cross_checked) {
     Json e = Json::object();
     if (cache.size_is_lower_bound)
@@ -259,8 +259,9 @@ Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>& sha
     e["per_sm"] = cache.instance_tests.empty()
                       ? profile::unmeasured("instances", "needs a measured size that leaves room for two rings")
                       : per_sm_entry(cache.per_sm, cache.instance_tests, kInstanceMethod);
+    if (!sharing) return e;  // the sharing stage did not run: say nothing about it
     Json shared_with = Json::array();
-    for (const auto& s : sharing) {
+    for (const auto& s : *sharing) {
         if (!s.decision.evicted) continue;
         if (s.a == cache.key) shared_with.push_back(s.b);
         if (s.b == cache.key) shared_with.push_back(s.a);

@@ -78,8 +78,8 @@ struct SharingResult {
 std::vector<SharingResult> measure_sharing(SweepRunner& runner, const std::vector<const CacheResult*>& caches,
                                            int carveout_percent, Progress& progress);
 
-// caches.<key> entry, with `shared_with` from the sharing results.
-Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>& sharing, double clock_khz,
+// caches.<key> entry, with `shared_with` from the sharing results (none: not tested).
+Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>* sharing, double clock_khz,
                  bool cross_checked);
 
 }  // namespace gpu_topology::benchmarks

@@ -11,8 +11,17 @@ namespace gpu_topology::benchmarks {
 using kernels::ChaseRequest;
 using kernels::LoadPath;
 
-SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir)
-    : engine_(engine), raw_dir_(std::move(raw_dir)) {}
+SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace)
+    : engine_(engine), raw_dir_(std::move(raw_dir)), pace_(pace) {}
+
+namespace {
+
+bool fillable(const kernels::Ring& ring) {
+    return ring.address_order && (ring.encoding == kernels::RingEncoding::global_address ||
+                                  ring.encoding == kernels::RingEncoding::texel_index);
+}
+
+}  // namespace
 
 double SweepRunner::calibrate_overhead() {
     ChaseRequest request;
@@ -41,8 +50,14 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.ring = spec.order == Order::random
                        ? engine_.link_random(spec.path, 0, elements, spec.stride_bytes, seed_++)
                        : engine_.link_sequential(spec.path, 0, elements, spec.stride_bytes);
-    // One full timed pass (so every line's fate is seen), at least `samples` loads.
-    request.timed_steps = std::max({elements, spec.samples, spec.min_timed_steps});
+    // One full timed pass (so every line's fate is seen), at least `samples` loads;
+    // in the fast pace at most a window of the pass.
+    const std::uint32_t least = std::max(spec.samples, spec.min_timed_steps);
+    request.timed_steps = std::max(elements, least);
+    if (pace_ == Pace::fast) {
+        request.timed_steps = std::min(request.timed_steps, std::max(kTimedWindow, least));
+        if (fillable(request.ring)) request.warming = kernels::Warming::fill;
+    }
     if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);
     request.max_samples = spec.samples;
 

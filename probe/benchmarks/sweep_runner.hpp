@@ -18,6 +18,17 @@ namespace gpu_topology::benchmarks {
 
 enum class Order { sequential, random };
 
+// How each footprint is measured.
+//  careful: lane 0 chases every warm pass and times one full pass (the thesis' method);
+//           a 150 MiB ring costs about a second.
+//  fast:    sequential rings are warmed by the whole block in address order (Warming::fill), and
+//           rings longer than kTimedWindow elements time the first kTimedWindow loads of the pass
+//           instead of all of them. After a complete warm pass the state each load meets
+//           depends on the footprint, not on where in the pass it falls, so the window shows the
+//           same distribution (docs/measurements/2026-11-22-h200-speed.md compares the two).
+enum class Pace { fast, careful };
+inline constexpr std::uint32_t kTimedWindow = 16384;
+
 struct SweepSpec {
     std::string name;
     kernels::LoadPath path = kernels::LoadPath::l1;
@@ -31,7 +42,8 @@ struct SweepSpec {
 
 class SweepRunner {
 public:
-    SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir);
+    SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace = Pace::fast);
+    Pace pace() const { return pace_; }
 
     // Measures the timer overhead (clock pair + dependent store) that every
     // later sample has subtracted. Call once, after the clock is warm.
@@ -60,6 +72,7 @@ public:
 private:
     kernels::ChaseEngine& engine_;
     std::optional<std::filesystem::path> raw_dir_;
+    Pace pace_;
     double overhead_cycles_ = 0;
     std::uint64_t clock_cycles_ = 0;
     std::uint64_t clock_ns_ = 0;

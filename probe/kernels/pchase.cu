@@ -75,14 +75,23 @@ __device__ __forceinline__ unsigned long long with_path(LoadPath path, F&& f) {
 }
 
 // One step of a program: lane 0 of warp `warp` walks `untimed_steps` loads,
-// then times `timed_steps` more. Phases run one after another.
+// then times `timed_steps` more. Phases run one after another. A phase with
+// `fill_elements` first has every thread of the block load cursors
+// start, start + fill_step, ... (a sequential ring in address order), `fill_passes` times.
 struct Phase {
     unsigned long long start = 0;  // first cursor (ignored for shared: the ring's base)
     unsigned long long untimed_steps = 0;
     unsigned timed_steps = 0;
     unsigned warp = 0;
     LoadPath path = LoadPath::none;
+    unsigned fill_elements = 0;
+    unsigned fill_passes = 0;
+    unsigned long long fill_step = 0;
 };
+
+// Threads per block when a phase fills: enough loads in flight to stream a
+// ring through one SM's memory pipeline (warps beyond this add little).
+constexpr unsigned kFillThreads = 512;
 
 constexpr int kMaxPhases = 3;
 
@@ -143,6 +152,18 @@ __global__ void program_kernel(ProgramArgs args) {
     unsigned long long sink = 0;
     for (int p = 0; p < args.phase_count; ++p) {
         const Phase phase = args.phases[p];
+        if (phase.fill_elements > 0) {
+            sink += with_path(phase.path, [&](auto path) {
+                constexpr LoadPath P = decltype(path)::value;
+                unsigned long long loaded = 0;
+                for (unsigned pass = 0; pass < phase.fill_passes; ++pass) {
+                    for (unsigned i = threadIdx.x; i < phase.fill_elements; i += blockDim.x)
+                        loaded += load_next<P>(phase.start + i * phase.fill_step, args.texture);
+                    __syncthreads();  // a pass ends before the next one (or the timed walk) begins
+                }
+                return loaded;
+            });
+        }
         if (threadIdx.x == phase.warp * 32) {
             const unsigned long long start = phase.path == LoadPath::shared ? shared_base : phase.start;
             sink += with_path(phase.path, [&](auto path) {
@@ -313,7 +334,7 @@ Ring ChaseEngine::Impl::link(LoadPath path, std::size_t offset, std::uint32_t el
                              const std::vector<unsigned>& order) {
     const RingEncoding encoding = encoding_of(path);
     const auto position = [&](std::uint32_t i) -> std::size_t { return order.empty() ? i : order[i]; };
-    const Ring ring{encoding, offset, offset + position(0) * stride_bytes, elements, stride_bytes};
+    const Ring ring{encoding, offset, offset + position(0) * stride_bytes, elements, stride_bytes, order.empty()};
 
     if (encoding == RingEncoding::constant_address) {
         // Constant memory is written from the host; 64 KiB at most.
@@ -373,7 +394,10 @@ ChaseResult ChaseEngine::Impl::run(ProgramArgs args, int carveout_percent, std::
     args.stats = stats.get();
 
     unsigned warps = 1;
-    for (int p = 0; p < args.phase_count; ++p) warps = std::max(warps, args.phases[p].warp + 1);
+    for (int p = 0; p < args.phase_count; ++p) {
+        warps = std::max(warps, args.phases[p].warp + 1);
+        if (args.phases[p].fill_elements > 0) warps = std::max(warps, kFillThreads / 32);
+    }
     const std::size_t dynamic_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
     check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
           "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
@@ -412,7 +436,17 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
     Phase& phase = args.phases[0];
     phase.path = request.path;
     phase.start = impl_->start_of(request.ring);
-    phase.untimed_steps = static_cast<unsigned long long>(request.warm_passes) * request.ring.elements;
+    if (request.warming == Warming::fill && request.warm_passes > 0) {
+        if (!request.ring.address_order ||
+            (request.ring.encoding != RingEncoding::global_address && request.ring.encoding != RingEncoding::texel_index))
+            throw std::invalid_argument("only global and texture rings linked in address order can be warmed by filling");
+        phase.fill_elements = request.ring.elements;
+        phase.fill_passes = request.warm_passes;
+        phase.fill_step = request.ring.encoding == RingEncoding::texel_index ? request.ring.stride_bytes / 8
+                                                                             : request.ring.stride_bytes;
+    } else {
+        phase.untimed_steps = static_cast<unsigned long long>(request.warm_passes) * request.ring.elements;
+    }
     phase.timed_steps = request.timed_steps;
     args.phase_count = 1;
     if (request.path == LoadPath::shared) {

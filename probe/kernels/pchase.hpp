@@ -24,13 +24,23 @@ struct Ring {
     std::size_t first_byte = 0;    // byte offset of the element the chase starts at
     std::uint32_t elements = 0;
     std::uint32_t stride_bytes = 0;
+    bool address_order = true;     // element k+1 follows element k in memory (link_sequential)
     std::size_t footprint_bytes() const { return std::size_t(elements) * stride_bytes; }
+};
+
+// How the untimed warm passes before the timed chase are made.
+enum class Warming {
+    chase,  // lane 0 walks the ring: one dependent load at a time (any ring, any order)
+    fill,   // every thread of the block loads the ring's elements in address order, many loads in
+            // flight: the same lines in the same order as `chase` for a sequential ring, in a
+            // fraction of the time (global and texture rings in address order only)
 };
 
 struct ChaseRequest {
     LoadPath path = LoadPath::l1;
     Ring ring;                        // must be linked for `path` (see encoding_of)
     std::uint32_t warm_passes = 1;    // untimed full traversals first (0: the timed pass is cold)
+    Warming warming = Warming::chase;
     std::uint32_t timed_steps = 0;    // dependent loads timed one by one
     std::uint32_t max_samples = 2048; // evenly spaced subset of timed loads that is recorded
     int carveout_percent = -1;        // cudaFuncAttributePreferredSharedMemoryCarveout; -1 = driver's choice

@@ -52,9 +52,10 @@ Json latency(const LatencyFields& f) {
     return l;
 }
 
-void mark_absent_unmeasured(Json& profile, std::string_view reason) {
+void mark_absent_unmeasured(Json& profile, std::string_view reason,
+                             const std::function<bool(std::string_view path)>& selects) {
     for (const auto& spec : kQuantities) {
-        if (profile.at_path(spec.path)) continue;
+        if (profile.at_path(spec.path) || (selects && !selects(spec.path))) continue;
         Json* node = &profile;
         std::string_view rest = spec.path;
         while (!rest.empty()) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,9 +32,11 @@ struct LatencyFields {
 };
 Json latency(const LatencyFields& fields);
 
-// Every schema quantity the profile lacks becomes unmeasured with `reason`, so
-// a probe that skipped a question still writes a valid, honest profile.
-void mark_absent_unmeasured(Json& profile, std::string_view reason);
+// Every schema quantity the profile lacks (of those `selects` picks by path;
+// all without it) becomes unmeasured with `reason`, so a probe that skipped a
+// question still writes a valid, honest profile.
+void mark_absent_unmeasured(Json& profile, std::string_view reason,
+                             const std::function<bool(std::string_view path)>& selects = {});
 
 // --- reading ----------------------------------------------------------------
 struct Value {

@@ -3,6 +3,7 @@
 #   MODE installed     install the package to a prefix, then find_package
 #   MODE broken        a broken profile must stop the configure, naming file and field
 #   MODE require       an unmet gpu_topology_require() must stop the configure
+#   MODE bad_options   a wrong GPU_TOPOLOGY_LEVEL or GPU_TOPOLOGY_TIME_BUDGET must stop it, naming both
 file(REMOVE_RECURSE "${WORK}")
 set(profile_arg -DGPU_TOPOLOGY_PROFILE=nvidia-h200)
 
@@ -36,6 +37,22 @@ if(MODE STREQUAL "broken")
     if(at EQUAL -1)
       message(FATAL_ERROR "the error does not say '${expected}':\n${last_output}")
     endif()
+  endforeach()
+  return()
+endif()
+
+if(MODE STREQUAL "bad_options")
+  foreach(case "GPU_TOPOLOGY_LEVEL=thorough" "GPU_TOPOLOGY_TIME_BUDGET=5s" "GPU_TOPOLOGY_TIME_BUDGET=0")
+    string(REPLACE "=" ";" pair "${case}")
+    list(GET pair 0 variable)
+    list(GET pair 1 value)
+    run(may-fail "${CMAKE_COMMAND}" -S "${EXAMPLE}" -B "${WORK}/consumer" -G "${GENERATOR}" ${consumer_args}
+        ${profile_arg} -D${case})
+    string(FIND "${last_output}" "${variable} is '${value}'" at)
+    if(last_rc EQUAL 0 OR at EQUAL -1)
+      message(FATAL_ERROR "${case} did not stop the configure with a message naming it:\n${last_output}")
+    endif()
+    file(REMOVE_RECURSE "${WORK}/consumer")
   endforeach()
   return()
 endif()

@@ -78,6 +78,22 @@ TEST(Profile, UnmeasuredValueMustSayWhy) {
     EXPECT_NE(error_of(profile.dump()).find("caches.l2.far_latency_cycles.reason"), std::string::npos);
 }
 
+// A probe that skipped a stage marks only that stage's quantities, with its reason.
+TEST(Profile, SkippedStageMarksOnlyItsQuantities) {
+    auto profile = Json::parse(stored_text());
+    profile["caches"]["texture"] = Json::object();
+    profile["caches"]["l2"] = Json::object();
+    mark_absent_unmeasured(profile, "skipped: stage 'texture readonly' (not part of the quick level)",
+                           [](std::string_view path) { return path.substr(0, 15) == "caches.texture."; });
+    const auto texture = read_quantity(profile, *find_quantity("TEXTURE_SIZE_BYTES"));
+    EXPECT_EQ(texture.source, "unmeasured");
+    EXPECT_EQ(texture.reason, "skipped: stage 'texture readonly' (not part of the quick level)");
+    EXPECT_EQ(profile.at_path("caches.l2.line_bytes"), nullptr);  // not selected: still absent
+    mark_absent_unmeasured(profile, "not measured");
+    EXPECT_EQ(read_quantity(profile, *find_quantity("L2_LINE_BYTES")).reason, "not measured");
+    EXPECT_EQ(error_of(profile.dump()), "");
+}
+
 TEST(Json, ParsesEscapesAndRejectsDuplicates) {
     EXPECT_EQ(Json::parse(R"({"a": "x\"y\u0041"})").find("a")->as_string(), "x\"yA");
     EXPECT_THROW(Json::parse(R"({"a": 1, "a": 2})"), JsonError);
