@@ -25,31 +25,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Quantities compared between the paces: (profile path, how close two runs must be).
-# Tolerances are the repeatability seen between runs of one pace (docs/measurements/2026-11-22-h200*.md).
+# Quantities compared between the paces: (profile path, field, relative, absolute tolerance); two
+# values agree within max(relative * value, absolute), the spread seen between runs of one pace
+# (docs/measurements/2026-11-22-h200*.md) and the cross-checks' rule for sizes.
+KiB = 1024
 COMPARED = [
-    ("caches.l1.size_bytes", "value", 0.02),
-    ("caches.l1.size_bytes_default_carveout", "value", 0.02),
-    ("caches.l1.size_bytes_max_shared_carveout", "value", 0.05),
-    ("caches.l1.line_bytes", "value", 0.0),
-    ("caches.l1.sector_bytes", "value", 0.0),
-    ("caches.l1.latency_cycles", "p50", 0.05),
-    ("caches.l1.miss_penalty_cycles", "value", 0.05),
-    ("caches.texture.size_bytes", "value", 0.02),
-    ("caches.readonly.size_bytes", "value", 0.02),
-    ("caches.readonly.line_bytes", "value", 0.0),
-    ("caches.constant_l1.size_bytes", "value", 0.02),
-    ("caches.constant_l1.latency_cycles", "p50", 0.05),
-    ("caches.constant_l15.latency_cycles", "p50", 0.05),
-    ("caches.shared.latency_cycles", "p50", 0.05),
-    ("caches.l2.near_size_bytes", "value", 0.03),
-    ("caches.l2.line_bytes", "value", 0.0),
-    ("caches.l2.sector_bytes", "value", 0.0),
-    ("caches.l2.near_latency_cycles", "p50", 0.05),
-    ("caches.l2.far_latency_cycles", "p50", 0.05),
-    ("caches.dram.latency_cycles", "p50", 0.05),
-    ("sharing.l1_texture", "value", 0.0),
-    ("sharing.l1_constant_l1", "value", 0.0),
+    ("caches.l1.size_bytes", "value", 0.02, 2 * KiB),
+    ("caches.l1.size_bytes_default_carveout", "value", 0.02, 2 * KiB),
+    ("caches.l1.size_bytes_max_shared_carveout", "value", 0.02, 2 * KiB),
+    ("caches.l1.line_bytes", "value", 0, 0),
+    ("caches.l1.sector_bytes", "value", 0, 0),
+    ("caches.l1.latency_cycles", "p50", 0.05, 2),
+    ("caches.l1.miss_penalty_cycles", "value", 0.05, 2),
+    ("caches.texture.size_bytes", "value", 0.02, 2 * KiB),
+    ("caches.readonly.size_bytes", "value", 0.02, 2 * KiB),
+    ("caches.readonly.line_bytes", "value", 0, 0),
+    ("caches.constant_l1.size_bytes", "value", 0.05, 64),
+    ("caches.constant_l1.latency_cycles", "p50", 0.05, 2),
+    ("caches.constant_l15.latency_cycles", "p50", 0.05, 2),
+    ("caches.shared.latency_cycles", "p50", 0.05, 2),
+    ("caches.l2.near_size_bytes", "value", 0.03, 512 * KiB),
+    ("caches.l2.line_bytes", "value", 0, 0),
+    ("caches.l2.sector_bytes", "value", 0, 0),
+    ("caches.l2.near_latency_cycles", "p50", 0.05, 2),
+    ("caches.l2.far_latency_cycles", "p50", 0.05, 2),
+    ("caches.dram.latency_cycles", "p50", 0.05, 2),
+    ("sharing.l1_texture", "value", 0, 0),
+    ("sharing.l1_readonly", "value", 0, 0),
+    ("sharing.l1_constant_l1", "value", 0, 0),
 ]
 
 
@@ -156,14 +159,14 @@ def main():
         lines += ["Fast against careful pace (median of the runs of each; tolerance = repeatability):", "",
                   "| quantity | fast | careful | agrees |", "|---|---:|---:|:-:|"]
         disagreements = 0
-        for path, field, tolerance in COMPARED:
+        for path, field, relative, absolute in COMPARED:
             fast_values = [v for v in (get(p, path, field) for p in full["profiles"]) if v is not None]
             careful_values = [v for v in (get(p, path, field) for p in careful["profiles"]) if v is not None]
             if not fast_values or not careful_values:
                 lines.append(f"| {path} | {fast_values or 'unmeasured'} | {careful_values or 'unmeasured'} | - |")
                 continue
             f, c = statistics.median(fast_values), statistics.median(careful_values)
-            ok = abs(f - c) <= tolerance * max(abs(c), 1) + (1 if field == "p50" else 0)
+            ok = abs(f - c) <= max(relative * abs(c), absolute)
             disagreements += not ok
             lines.append(f"| {path}.{field} | {f:g} | {c:g} | {'yes' if ok else 'NO'} |")
         lines += ["", f"{disagreements} disagreement(s)."]

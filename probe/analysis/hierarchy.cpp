@@ -1,5 +1,7 @@
 #include "hierarchy.hpp"
 
+#include <algorithm>
+
 namespace gpu_topology::analysis {
 namespace {
 
@@ -28,6 +30,22 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
         begin = cp.index;
     }
     segments.emplace_back(begin, curve.points.size());
+
+    // Neighbouring segments whose median latencies differ by less than
+    // kSameLevel are one level: a weak change point there marks a shoulder of
+    // partial hits or a drift, not a new cache (the smallest real step seen,
+    // far L2 to DRAM on Hopper, is about 1.4x).
+    constexpr double kSameLevel = 1.15;
+    const auto median_of = [&](std::pair<std::size_t, std::size_t> s) { return summarize(pool(curve, s.first, s.second)).p50; };
+    for (std::size_t i = 1; i < segments.size();) {
+        const double a = median_of(segments[i - 1]), b = median_of(segments[i]);
+        if (std::max(a, b) < kSameLevel * std::min(a, b)) {
+            segments[i - 1].second = segments[i].second;
+            segments.erase(segments.begin() + std::ptrdiff_t(i));
+        } else {
+            ++i;
+        }
+    }
 
     std::size_t next = 0;
     if (starts_in_l1 && !segments.empty()) h.l1 = make_plateau(curve, segments[next].first, segments[next].second), ++next;

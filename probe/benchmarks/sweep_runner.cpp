@@ -54,8 +54,8 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     // in the fast pace at most a window of the pass.
     const std::uint32_t least = std::max(spec.samples, spec.min_timed_steps);
     request.timed_steps = std::max(elements, least);
-    if (pace_ == Pace::fast) {
-        request.timed_steps = std::min(request.timed_steps, std::max(kTimedWindow, least));
+    if (pace_ == Pace::fast && elements > std::max(kTimedWindow, least)) {
+        request.timed_steps = std::max(kTimedWindow, least);
         if (fillable(request.ring)) request.warming = kernels::Warming::fill;
     }
     if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);

@@ -21,11 +21,12 @@ enum class Order { sequential, random };
 // How each footprint is measured.
 //  careful: lane 0 chases every warm pass and times one full pass (the thesis' method);
 //           a 150 MiB ring costs about a second.
-//  fast:    sequential rings are warmed by the whole block in address order (Warming::fill), and
-//           rings longer than kTimedWindow elements time the first kTimedWindow loads of the pass
-//           instead of all of them. After a complete warm pass the state each load meets
-//           depends on the footprint, not on where in the pass it falls, so the window shows the
-//           same distribution (docs/measurements/2026-11-22-h200-speed.md compares the two).
+//  fast:    rings longer than kTimedWindow elements are warmed by the whole block in address
+//           order when sequential (Warming::fill) and time only the first kTimedWindow loads of
+//           the pass. Shorter rings are measured exactly as in the careful pace: they cost
+//           little, and they are where L1 is sized, whose split under the default carveout
+//           the driver chooses by the block's size (a 512-thread filling block gets a larger L1).
+//           docs/measurements/2026-11-22-h200-speed.md compares the two paces.
 enum class Pace { fast, careful };
 inline constexpr std::uint32_t kTimedWindow = 16384;
 
