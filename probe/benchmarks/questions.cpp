@@ -49,6 +49,16 @@ LineAnswer measure_line(SweepRunner& runner, const CapacityQuestion& base, const
     return answer;
 }
 
+BandwidthAnswer measure_read_bandwidth(kernels::ChaseEngine& engine, std::size_t offset, std::size_t bytes,
+                                       unsigned passes, unsigned repeats) {
+    engine.time_stream(offset, bytes, passes);  // brings a region that fits into L2, and the clocks up
+    std::vector<double> rates;
+    for (unsigned i = 0; i < repeats; ++i)
+        rates.push_back(double(bytes) * passes / engine.time_stream(offset, bytes, passes));
+    const double median = analysis::median(rates);
+    return {std::move(rates), median, bytes, passes};
+}
+
 namespace {
 
 std::map<std::string, std::string> cold_meta(kernels::LoadPath path, std::uint32_t stride_bytes) {

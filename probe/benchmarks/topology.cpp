@@ -46,6 +46,7 @@ constexpr std::array kStages{
     StageInfo{"l1 path", Level::quick, {"caches.l1."}},
     StageInfo{"l2 size", Level::quick, {"caches.l2.near_size_bytes"}},
     StageInfo{"l2 line", Level::quick, {"caches.l2.line_bytes"}},
+    StageInfo{"bandwidths", Level::quick, {"caches.l2.bandwidth_bytes_per_s", "caches.dram.bandwidth_bytes_per_s"}},
     StageInfo{"l1 carveouts", Level::full, {"caches.l1.size_bytes_max_shared_carveout"}},
     StageInfo{"texture readonly", Level::full, {"caches.texture.", "caches.readonly."}},
     StageInfo{"constant caches", Level::full, {"caches.constant_l1.", "caches.constant_l15."}},
@@ -263,6 +264,24 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
         stages.end();
     }
 
+    // --- read bandwidths, every SM at once ------------------------------------------
+    // L2: a region half the near capacity (a quarter of the API's L2 without it),
+    // read again and again; DRAM: four times the L2, streamed. About 4 GiB per run.
+    std::optional<BandwidthAnswer> l2_bandwidth, dram_bandwidth;
+    if (stages.begin("bandwidths")) {
+        constexpr double kBytesPerRun = 4.0 * 1024 * MiB;
+        const std::size_t l2_region = (l2_near && l2_near->found ? l2_near->capacity_bytes / 2 : l2 / 4) / MiB * MiB;
+        const std::size_t dram_region = std::min<std::size_t>(4 * l2, fresh) / MiB * MiB;
+        progress.step("L2 read bandwidth (" + kib(l2_region) + " region)");
+        l2_bandwidth = measure_read_bandwidth(engine, 0, l2_region, unsigned(std::ceil(kBytesPerRun / double(l2_region))));
+        progress.done(profile::format_number(std::round(l2_bandwidth->median / 1e10) / 100) + " TB/s");
+        progress.step("DRAM read bandwidth (" + kib(dram_region) + " region)");
+        dram_bandwidth =
+            measure_read_bandwidth(engine, 0, dram_region, unsigned(std::ceil(kBytesPerRun / double(dram_region))));
+        progress.done(profile::format_number(std::round(dram_bandwidth->median / 1e10) / 100) + " TB/s");
+        stages.end();
+    }
+
     // --- the full level ----------------------------------------------------------
     if (stages.begin("l1 carveouts")) {
         for (std::size_t i = kQuickCarveouts; i < std::size(kCarveouts); ++i) size_l1_at(kCarveouts[i]);
@@ -452,7 +471,19 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
                 : profile::unmeasured("cycles", "the latency curve shows no plateau beyond L2");
     }
 
+    const auto bandwidth_entry = [](const BandwidthAnswer& b, const std::string& what) {
+        auto q = profile::quantity(std::round(b.median), "bytes/s", "measured",
+                                   "every SM, 16 B ld.global.cg loads in address order over " + kib(b.region_bytes) +
+                                       ", " + std::to_string(b.passes) + " passes per run; median of " +
+                                       std::to_string(b.bytes_per_s.size()) + " runs (" + what + ")",
+                                   0.95);
+        q["min"] = std::round(*std::min_element(b.bytes_per_s.begin(), b.bytes_per_s.end()));
+        q["max"] = std::round(*std::max_element(b.bytes_per_s.begin(), b.bytes_per_s.end()));
+        return q;
+    };
+    if (l2_bandwidth) c_l2["bandwidth_bytes_per_s"] = bandwidth_entry(*l2_bandwidth, "the region stays in L2");
     auto& c_dram = caches["dram"];
+    if (dram_bandwidth) c_dram["bandwidth_bytes_per_s"] = bandwidth_entry(*dram_bandwidth, "four L2 sizes: from DRAM");
     c_dram["size_bytes"] = api_quantity(double(facts.global_bytes), "bytes");
     if (have_curve)
         c_dram["latency_cycles"] =

@@ -77,7 +77,8 @@ __device__ __forceinline__ unsigned long long with_path(LoadPath path, F&& f) {
 // One step of a program: lane 0 of warp `warp` walks `untimed_steps` loads,
 // then times `timed_steps` more. Phases run one after another. A phase with
 // `fill_elements` first has every thread of the block load cursors
-// start, start + fill_step, ... (a sequential ring in address order), `fill_passes` times.
+// start, start + fill_step, ... (a sequential ring in address order), `fill_passes` times,
+// each lane taking `fill_group` neighbours in turn (see kFillGroupBytes).
 struct Phase {
     unsigned long long start = 0;  // first cursor (ignored for shared: the ring's base)
     unsigned long long untimed_steps = 0;
@@ -87,11 +88,18 @@ struct Phase {
     unsigned fill_elements = 0;
     unsigned fill_passes = 0;
     unsigned long long fill_step = 0;
+    unsigned fill_group = 1;
 };
 
 // Threads per block when a phase fills: enough loads in flight to stream a
 // ring through one SM's memory pipeline (warps beyond this add little).
 constexpr unsigned kFillThreads = 512;
+// Lanes of a warp that load the same line make one request, where the chase
+// makes one per element, and caches that count accesses per line (Hopper's
+// near-L2 copies do) would then keep different lines. So each lane loads the
+// elements of its own kFillGroupBytes block (at least a line) one by one, and
+// the lanes of an instruction never share a line; blocks still go in address order.
+constexpr unsigned kFillGroupBytes = 256;
 
 constexpr int kMaxPhases = 3;
 
@@ -156,9 +164,11 @@ __global__ void program_kernel(ProgramArgs args) {
             sink += with_path(phase.path, [&](auto path) {
                 constexpr LoadPath P = decltype(path)::value;
                 unsigned long long loaded = 0;
+                const unsigned group = phase.fill_group;
                 for (unsigned pass = 0; pass < phase.fill_passes; ++pass) {
-                    for (unsigned i = threadIdx.x; i < phase.fill_elements; i += blockDim.x)
-                        loaded += load_next<P>(phase.start + i * phase.fill_step, args.texture);
+                    for (unsigned first = threadIdx.x * group; first < phase.fill_elements; first += blockDim.x * group)
+                        for (unsigned i = first; i < min(first + group, phase.fill_elements); ++i)
+                            loaded += load_next<P>(phase.start + i * phase.fill_step, args.texture);
                     __syncthreads();  // a pass ends before the next one (or the timed walk) begins
                 }
                 return loaded;
@@ -197,12 +207,29 @@ __global__ void constant_base_kernel(unsigned long long* out) {
     *out = address;
 }
 
-__global__ void stream_kernel(const unsigned long long* data, size_t words, unsigned long long* sink) {
+// 16-byte loads, consecutive across a warp: every load instruction reads whole lines.
+__global__ void stream_kernel(const ulonglong2* data, size_t pairs, unsigned passes, unsigned long long* sink) {
     unsigned long long sum = 0;
     const size_t step = size_t(gridDim.x) * blockDim.x;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step) sum += __ldcg(data + i);
+    for (unsigned pass = 0; pass < passes; ++pass)
+        for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pairs; i += step) {
+            const ulonglong2 v = __ldcg(data + i);
+            sum += v.x ^ v.y;
+        }
     if (sum == 0x5a5a5a5a5a5a5a5aull) *sink = sum;  // practically never: defeats dead-code removal
 }
+
+class Event {
+public:
+    Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+    ~Event() { cudaEventDestroy(event_); }  // cannot throw from a destructor
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_{};
+};
 
 __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* sink) {
     const unsigned long long end = global_ns() + duration_ns;
@@ -444,6 +471,7 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
         phase.fill_passes = request.warm_passes;
         phase.fill_step = request.ring.encoding == RingEncoding::texel_index ? request.ring.stride_bytes / 8
                                                                              : request.ring.stride_bytes;
+        phase.fill_group = std::max(1u, kFillGroupBytes / request.ring.stride_bytes);
     } else {
         phase.untimed_steps = static_cast<unsigned long long>(request.warm_passes) * request.ring.elements;
     }
@@ -483,8 +511,23 @@ ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturban
 void ChaseEngine::stream_l2(std::size_t offset, std::size_t bytes) {
     if (offset + bytes > impl_->buffer.bytes()) throw std::invalid_argument("streamed region exceeds the buffer");
     stream_kernel<<<impl_->sm_count * 8, 512>>>(
-        reinterpret_cast<const unsigned long long*>(impl_->buffer.get() + offset), bytes / 8, impl_->stats.get());
+        reinterpret_cast<const ulonglong2*>(impl_->buffer.get() + offset), bytes / 16, 1, impl_->stats.get());
     check_launch("stream_kernel");
+}
+
+double ChaseEngine::time_stream(std::size_t offset, std::size_t bytes, unsigned passes) {
+    if (offset % 16 != 0 || offset + bytes > impl_->buffer.bytes())
+        throw std::invalid_argument("streamed region is misaligned or exceeds the buffer");
+    Event begin, end;
+    check(cudaEventRecord(begin.get()), "cudaEventRecord");
+    stream_kernel<<<impl_->sm_count * 4, 512>>>(reinterpret_cast<const ulonglong2*>(impl_->buffer.get() + offset),
+                                                 bytes / 16, passes, impl_->stats.get());
+    check_launch("stream_kernel");
+    check(cudaEventRecord(end.get()), "cudaEventRecord");
+    check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");
+    return ms / 1e3;
 }
 
 std::size_t ChaseEngine::available_dynamic_shared(int carveout_percent) {

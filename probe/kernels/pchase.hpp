@@ -95,6 +95,10 @@ public:
     // afterwards the region sits in L2 but in no L1, and when it is larger than
     // L2 it has evicted whatever L2 held before.
     void stream_l2(std::size_t offset, std::size_t bytes);
+    // Seconds (CUDA events) that every SM, many threads each, takes to read
+    // `bytes` from `offset` `passes` times through L2 (ld.global.cg): read
+    // bandwidth of L2 when the region fits it, of DRAM when it is far larger.
+    double time_stream(std::size_t offset, std::size_t bytes, unsigned passes);
 
     // What the runtime says a one-block launch of the chase kernel may use as
     // dynamic shared memory with `carveout_percent` preferred

@@ -101,7 +101,11 @@ inline constexpr std::array kQuantities{
                  "L2 far hit latency"},
     QuantitySpec{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", Kind::quantity, "cycles",
                  "L2 near miss penalty (to DRAM)"},
+    QuantitySpec{"L2_BANDWIDTH_BYTES_PER_S", "caches.l2.bandwidth_bytes_per_s", Kind::quantity, "bytes/s",
+                 "L2 read bandwidth, all SMs"},
     QuantitySpec{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", Kind::quantity, "bytes", "device memory"},
+    QuantitySpec{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", Kind::quantity, "bytes/s",
+                 "DRAM read bandwidth, all SMs"},
     QuantitySpec{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", Kind::latency, "cycles", "DRAM load latency"},
     // which caches are one physical storage (1) or separate (0)
     QuantitySpec{"L1_TEXTURE_SAME_STORAGE", "sharing.l1_texture", Kind::quantity, "bool", "L1 and texture share storage"},

@@ -67,6 +67,7 @@ std::map<std::string, std::string> substitutions(const Json& root, const RenderC
     s["CC_MAJOR"] = cc ? profile::format_number(cc->as_array()[0].as_number()) : "0";
     s["CC_MINOR"] = cc ? profile::format_number(cc->as_array()[1].as_number()) : "0";
     s["SM_COUNT"] = integer_at(root, "device.sm_count");
+    s["MAX_THREADS_PER_SM"] = integer_at(root, "api.max_threads_per_sm");
     s["PROFILE_SOURCE"] = c_escape(source_of(root, context));
     s["PROFILE_HASH"] = c_escape(context.profile_hash);
 
@@ -106,6 +107,8 @@ std::string human(double value, std::string_view unit) {
         std::snprintf(text, sizeof text, "%s", value != 0 ? "yes" : "no");
     } else if (unit == "instances") {
         std::snprintf(text, sizeof text, "%.0f", value);
+    } else if (unit == "bytes/s") {
+        std::snprintf(text, sizeof text, "%.2f TB/s", value / 1e12);
     } else if (unit == "kHz") {
         std::snprintf(text, sizeof text, "%.0f MHz", value / 1000);
     } else {

@@ -1,0 +1,333 @@
+// stencil3d: the 25-point star stencil with the block shape gpu_topology.hpp chooses.
+//
+//   stencil3d                 run the chosen shape on each grid, check it, print GLup/s
+//   stencil3d --check         check the chosen shape, its foldings and the common defaults
+//                             against the reference (exit 77 without a GPU)
+//   stencil3d --search        time every block shape X*Y*Z = 1024 (powers of two, Z <= 64),
+//                             unfolded and folded 2y / 2z, and compare with the chosen one
+//   options: --grid NX NY NZ (repeatable; replaces the default grids), --csv FILE (--search),
+//            --repeats N (timed runs per shape, median reported; default 7)
+#include "stencil.cuh"
+
+#include <gpu_topology.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kNoGpu = 77;
+constexpr std::uint32_t kThreadsPerBlock = 1024;
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+void check_launch(const char* kernel) {
+    check(cudaGetLastError(), kernel);
+}
+
+struct CudaFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+template <typename T>
+std::unique_ptr<T[], CudaFree> device_array(std::size_t count) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
+    return std::unique_ptr<T[], CudaFree>(static_cast<T*>(p));
+}
+
+class Event {
+public:
+    Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
+    ~Event() { cudaEventDestroy(e_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return e_; }
+
+private:
+    cudaEvent_t e_{};
+};
+
+// Weights of a typical discretisation: c0 and c1..c4 of an 8th-order Laplacian.
+constexpr Coefficients kCoefficients{{-3 * 205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560}};
+
+__global__ void fill_random(double* data, std::size_t count) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+        data[i] = random_value(i);
+}
+
+// Largest |a - b| over the updated points, as the bits of a non-negative double (their order is the values').
+__global__ void max_difference(const double* a, const double* b, Grid g, unsigned long long* result) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+    if (x >= g.nx) return;
+    const std::size_t p = g.index(x, y, z);
+    atomicMax(result, __double_as_longlong(fabs(a[p] - b[p])));
+}
+
+using gpu_topology::stencil_block;
+
+std::string describe(const stencil_block& b) {
+    std::string s = "(" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+    if (b.fold_y > 1) s += " fold " + std::to_string(b.fold_y) + "y";
+    if (b.fold_z > 1) s += " fold " + std::to_string(b.fold_z) + "z";
+    return s;
+}
+
+void launch(const stencil_block& b, const double* in, double* out, const Grid& g) {
+    const dim3 threads(b.x, b.y, b.z);
+    const dim3 blocks((g.nx + b.tile_x() - 1) / b.tile_x(), (g.ny + b.tile_y() - 1) / b.tile_y(),
+                      (g.nz + b.tile_z() - 1) / b.tile_z());
+    if (b.fold_z == 2)
+        star25<2, true><<<blocks, threads>>>(in, out, g, kCoefficients);
+    else if (b.fold_y == 2)
+        star25<2, false><<<blocks, threads>>>(in, out, g, kCoefficients);
+    else if (b.fold_y == 1 && b.fold_z == 1)
+        star25<1, false><<<blocks, threads>>>(in, out, g, kCoefficients);
+    else
+        throw std::invalid_argument("folding " + describe(b) + " is not built");
+    check_launch("star25");
+}
+
+// Every kernel runs at carveout 0: no shared memory, the largest L1 (the chooser's l1.size_bytes).
+void prefer_l1() {
+    check(cudaFuncSetAttribute(star25<1, false>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
+    check(cudaFuncSetAttribute(star25<2, false>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
+    check(cudaFuncSetAttribute(star25<2, true>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
+}
+
+struct Problem {
+    Grid grid;
+    std::unique_ptr<double[], CudaFree> in, out, reference;
+    std::unique_ptr<unsigned long long[], CudaFree> difference;
+
+    explicit Problem(Grid g)
+        : grid(g),
+          in(device_array<double>(g.points_with_halo())),
+          out(device_array<double>(g.points_with_halo())),
+          reference(device_array<double>(g.points_with_halo())),
+          difference(device_array<unsigned long long>(1)) {
+        fill_random<<<1024, 256>>>(in.get(), g.points_with_halo());
+        check_launch("fill_random");
+        const dim3 threads(32, 4, 4);
+        const dim3 blocks((g.nx + 31) / 32, (g.ny + 3) / 4, (g.nz + 3) / 4);
+        star25_reference<<<blocks, threads>>>(in.get(), reference.get(), g, kCoefficients);
+        check_launch("star25_reference");
+        check_reference_on_host();
+    }
+
+    // The GPU reference against the formula evaluated on the host, at points spread over the grid and its faces.
+    void check_reference_on_host() {
+        std::vector<double> got(grid.points_with_halo());
+        check(cudaMemcpy(got.data(), reference.get(), got.size() * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        const auto in_at = [&](int x, int y, int z) { return random_value(grid.index(x, y, z)); };
+        double worst = 0;
+        for (std::uint64_t i = 0; i < 20000; ++i) {
+            const int x = int(i * 7919 % grid.nx), y = int(i * 104729 % grid.ny), z = int(i * 1299709 % grid.nz);
+            double sum = kCoefficients.c[0] * in_at(x, y, z);
+            for (int r = 1; r <= kRadius; ++r)
+                sum += kCoefficients.c[r] * ((in_at(x - r, y, z) + in_at(x + r, y, z)) +
+                                             (in_at(x, y - r, z) + in_at(x, y + r, z)) +
+                                             (in_at(x, y, z - r) + in_at(x, y, z + r)));
+            worst = std::max(worst, std::fabs(sum - got[grid.index(x, y, z)]));
+        }
+        if (!(worst <= 1e-12)) throw std::runtime_error("the GPU reference differs from the host by " + std::to_string(worst));
+    }
+
+    // Largest difference between `b`'s result and the reference.
+    double error_of(const stencil_block& b) {
+        check(cudaMemset(out.get(), 0, grid.points_with_halo() * sizeof(double)), "cudaMemset");
+        launch(b, in.get(), out.get(), grid);
+        check(cudaMemset(difference.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+        max_difference<<<dim3((grid.nx + 255) / 256, grid.ny, grid.nz), 256>>>(out.get(), reference.get(), grid,
+                                                                              difference.get());
+        check_launch("max_difference");
+        unsigned long long bits = 0;
+        check(cudaMemcpy(&bits, difference.get(), sizeof bits, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        double d = 0;
+        std::memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+
+    // Median GLup/s of `repeats` timed runs after two warm-up runs.
+    double glups(const stencil_block& b, int repeats) {
+        for (int i = 0; i < 2; ++i) launch(b, in.get(), out.get(), grid);
+        std::vector<double> ms;
+        Event begin, end;
+        for (int i = 0; i < repeats; ++i) {
+            check(cudaEventRecord(begin.get()), "cudaEventRecord");
+            launch(b, in.get(), out.get(), grid);
+            check(cudaEventRecord(end.get()), "cudaEventRecord");
+            check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
+            float t = 0;
+            check(cudaEventElapsedTime(&t, begin.get(), end.get()), "cudaEventElapsedTime");
+            ms.push_back(t);
+        }
+        std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+        return double(grid.updates()) / (ms[ms.size() / 2] * 1e6);
+    }
+};
+
+std::vector<stencil_block> every_block() {
+    std::vector<stencil_block> blocks;
+    for (std::uint32_t x = 1; x <= kThreadsPerBlock; x *= 2)
+        for (std::uint32_t y = 1; x * y <= kThreadsPerBlock; y *= 2) {
+            const std::uint32_t z = kThreadsPerBlock / (x * y);
+            if (z > 64) continue;
+            for (const auto [fy, fz] : {std::pair{1u, 1u}, std::pair{2u, 1u}, std::pair{1u, 2u}})
+                blocks.push_back({x, y, z, fy, fz});
+        }
+    return blocks;
+}
+
+const stencil_block kDefaults[] = {{8, 8, 8}, {16, 16, 4}, {32, 32, 1}};
+
+gpu_topology::grid_extent extent(const Grid& g) { return {std::uint64_t(g.nx), std::uint64_t(g.ny), std::uint64_t(g.nz)}; }
+
+std::string model_text(const stencil_block& b, const Grid& g) {
+    const auto t = gpu_topology::star_stencil_traffic<double>(b, extent(g), kRadius);
+    char text[160];
+    std::snprintf(text, sizeof text, "model: L2 %.1f B/update, DRAM %.1f B/update, layer condition y %s z %s, tile %s L1",
+                  t.l2_bytes_per_update, t.dram_bytes_per_update, t.layer_condition_y ? "met" : "not met",
+                  t.layer_condition_z ? "met" : "not met", t.tile_fits_l1 ? "fits" : "exceeds");
+    return text;
+}
+
+int run_check(const std::vector<Grid>& grids) {
+    int failures = 0;
+    for (const auto& g : grids) {
+        Problem problem(g);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        std::vector<stencil_block> blocks{chosen, {chosen.x, chosen.y, chosen.z}};
+        if (chosen.z % 2 == 0) blocks.push_back({chosen.x, chosen.y, chosen.z / 2, 1, 2});
+        if (chosen.y % 2 == 0) blocks.push_back({chosen.x, chosen.y / 2, chosen.z, 2, 1});
+        blocks.insert(blocks.end(), std::begin(kDefaults), std::end(kDefaults));
+        for (const auto& b : blocks) {
+            const double error = problem.error_of(b);
+            const bool ok = error <= 1e-12;
+            failures += !ok;
+            std::printf("%dx%dx%d %-22s max |error| %.2e %s\n", g.nx, g.ny, g.nz, describe(b).c_str(), error,
+                        ok ? "ok" : "WRONG");
+        }
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+int run_chosen(const std::vector<Grid>& grids, int repeats) {
+    for (const auto& g : grids) {
+        Problem problem(g);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        const double error = problem.error_of(chosen);
+        if (!(error <= 1e-12)) throw std::runtime_error("the chosen shape computes wrong results: " + std::to_string(error));
+        std::printf("%dx%dx%d: block %s, %.1f GLup/s (checked: max |error| %.1e)\n  %s\n", g.nx, g.ny, g.nz,
+                    describe(chosen).c_str(), problem.glups(chosen, repeats), error, model_text(chosen, g).c_str());
+    }
+    return 0;
+}
+
+int run_search(const std::vector<Grid>& grids, int repeats, const std::string& csv_path) {
+    std::ofstream csv;
+    if (!csv_path.empty()) {
+        csv.open(csv_path);
+        if (!csv) throw std::runtime_error(csv_path + ": cannot write");
+        csv << "grid,x,y,z,fold_y,fold_z,glups,model_l2_bytes,model_dram_bytes,layer_y,layer_z,fits_l1,chosen\n";
+    }
+    const auto blocks = every_block();
+    for (const auto& g : grids) {
+        Problem problem(g);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        const std::string name = std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
+        double best = 0, chosen_rate = 0;
+        stencil_block best_block{};
+        std::vector<std::pair<stencil_block, double>> defaults;
+        int wrong = 0;
+        for (const auto& b : blocks) {
+            const double error = problem.error_of(b);
+            if (!(error <= 1e-12)) {
+                ++wrong;
+                std::fprintf(stderr, "%s %s: max |error| %.2e\n", name.c_str(), describe(b).c_str(), error);
+                continue;
+            }
+            const double rate = problem.glups(b, repeats);
+            if (rate > best) best = rate, best_block = b;
+            if (b == chosen) chosen_rate = rate;
+            for (const auto& d : kDefaults)
+                if (b == d) defaults.emplace_back(b, rate);
+            if (csv) {
+                const auto t = gpu_topology::star_stencil_traffic<double>(b, extent(g), kRadius);
+                csv << name << ',' << b.x << ',' << b.y << ',' << b.z << ',' << b.fold_y << ',' << b.fold_z << ','
+                    << rate << ',' << t.l2_bytes_per_update << ',' << t.dram_bytes_per_update << ','
+                    << t.layer_condition_y << ',' << t.layer_condition_z << ',' << t.tile_fits_l1 << ','
+                    << (b == chosen) << '\n';
+            }
+        }
+        std::printf("grid %s (%zu shapes, %d wrong)\n", name.c_str(), blocks.size(), wrong);
+        std::printf("  chosen %-22s %7.1f GLup/s   %s\n", describe(chosen).c_str(), chosen_rate, model_text(chosen, g).c_str());
+        std::printf("  best   %-22s %7.1f GLup/s   chosen/best = %.3f\n", describe(best_block).c_str(), best,
+                    chosen_rate / best);
+        for (const auto& [b, rate] : defaults)
+            std::printf("  default %-21s %7.1f GLup/s   chosen/default = %.3f\n", describe(b).c_str(), rate,
+                        chosen_rate / rate);
+        if (wrong > 0) return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        std::string mode = "run", csv;
+        int repeats = 7;
+        std::vector<Grid> grids;
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--check" || a == "--search") {
+                mode = a.substr(2);
+            } else if (a == "--csv" && i + 1 < argc) {
+                csv = argv[++i];
+            } else if (a == "--repeats" && i + 1 < argc) {
+                repeats = std::max(1, std::atoi(argv[++i]));
+            } else if (a == "--grid" && i + 3 < argc) {
+                Grid g{std::atoi(argv[i + 1]), std::atoi(argv[i + 2]), std::atoi(argv[i + 3])};
+                i += 3;
+                if (g.nx < 1 || g.ny < 2 || g.nz < 2 || g.ny % 2 || g.nz % 2) {
+                    std::fprintf(stderr, "stencil3d: --grid needs NX >= 1 and even NY, NZ >= 2\n");
+                    return 2;
+                }
+                grids.push_back(g);
+            } else {
+                std::fprintf(stderr, "stencil3d: unknown argument %s (see the comment at the top of main.cu)\n", a.c_str());
+                return 2;
+            }
+        }
+        int devices = 0;
+        if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+            std::fprintf(stderr, "stencil3d: no CUDA device\n");
+            return kNoGpu;
+        }
+        if (grids.empty()) {
+            // One grid whose xy planes of tiles fit near L2 (the layer condition holds), and ones whose planes do not.
+            grids = mode == "check" ? std::vector<Grid>{{128, 96, 64}, {64, 64, 64}}
+                                    : std::vector<Grid>{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 128}};
+        }
+        prefer_l1();
+        std::printf("gpu_topology.hpp: %s, L1 %llu B, near L2 %llu B, L2 %.2f TB/s, DRAM %.2f TB/s, %u SMs\n",
+                    gpu_topology::identity.device_name, (unsigned long long)gpu_topology::l1.size_bytes,
+                    (unsigned long long)gpu_topology::l2_near.size_bytes, gpu_topology::l2.bandwidth_bytes_per_s / 1e12,
+                    gpu_topology::dram.bandwidth_bytes_per_s / 1e12, gpu_topology::sm_count);
+        if (mode == "check") return run_check(grids);
+        if (mode == "search") return run_search(grids, repeats, csv);
+        return run_chosen(grids, repeats);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "stencil3d: %s\n", e.what());
+        return 1;
+    }
+}
