@@ -16,4 +16,5 @@ $B/stencil3d --search --csv "$OUT/stencil-search.csv" > "$OUT/stencil-search.log
 python3 examples/stencil3d/plot_shapes.py "$OUT/stencil-search.csv" "$OUT/stencil3d-h200.png" \
   --title "25-point star stencil (double) on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1): GLup/s per block shape" \
   >> "$OUT/stencil-search.log" 2>&1
+cd "$OUT" && tar czf stencil.tgz stencil-search.csv stencil3d-h200.png stencil-build.log stencil-profile.json stencil-gpu_topology.hpp && rm stencil-search.csv stencil3d-h200.png stencil-build.log stencil-profile.json stencil-gpu_topology.hpp
 cat "$OUT/stencil-run.log" "$OUT/stencil-search.log"

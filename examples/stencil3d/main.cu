@@ -272,6 +272,9 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         std::printf("  chosen %-22s %7.1f GLup/s   %s\n", describe(chosen).c_str(), chosen_rate, model_text(chosen, g).c_str());
         std::printf("  best   %-22s %7.1f GLup/s   chosen/best = %.3f\n", describe(best_block).c_str(), best,
                     chosen_rate / best);
+        // The common defaults outside the 1024-thread search: (8,8,8) has 512 threads.
+        for (const auto& d : kDefaults)
+            if (d.threads() != kThreadsPerBlock && problem.error_of(d) <= 1e-12) defaults.emplace_back(d, problem.glups(d, repeats));
         for (const auto& [b, rate] : defaults)
             std::printf("  default %-21s %7.1f GLup/s   chosen/default = %.3f\n", describe(b).c_str(), rate,
                         chosen_rate / rate);

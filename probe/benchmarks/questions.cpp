@@ -11,8 +11,10 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     options.reference_bytes = q.reference_bytes;
     options.step_bytes = q.step_bytes;
     options.max_bytes = q.max_bytes;
-    auto estimate = analysis::find_capacity(
-        [&](std::uint64_t footprint) { return runner.measure(q.spec, footprint); }, options);
+    SweepSpec spec = q.spec;
+    spec.whole_pass = true;  // every line's fate decides whether a footprint fits
+    auto estimate = analysis::find_capacity([&](std::uint64_t footprint) { return runner.measure(spec, footprint); },
+                                            options);
     estimate.trace.name = q.spec.name;
     estimate.trace.meta["path"] = std::string(kernels::to_string(q.spec.path));
     estimate.trace.meta["stride_bytes"] = std::to_string(q.spec.stride_bytes);

@@ -55,7 +55,7 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     const std::uint32_t least = std::max(spec.samples, spec.min_timed_steps);
     request.timed_steps = std::max(elements, least);
     if (pace_ == Pace::fast && elements > std::max(kTimedWindow, least)) {
-        request.timed_steps = std::max(kTimedWindow, least);
+        if (!spec.whole_pass) request.timed_steps = std::max(kTimedWindow, least);
         if (fillable(request.ring)) request.warming = kernels::Warming::fill;
     }
     if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);

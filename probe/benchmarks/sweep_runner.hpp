@@ -22,8 +22,8 @@ enum class Order { sequential, random };
 //  careful: lane 0 chases every warm pass and times one full pass (the thesis' method);
 //           a 150 MiB ring costs about a second.
 //  fast:    rings longer than kTimedWindow elements are warmed by the whole block in address
-//           order when sequential (Warming::fill) and time only the first kTimedWindow loads of
-//           the pass. Shorter rings are measured exactly as in the careful pace: they cost
+//           order when sequential (Warming::fill) and, unless the spec asks for the whole pass
+//           (capacity searches do), time only the first kTimedWindow loads of the pass. Shorter rings are measured exactly as in the careful pace: they cost
 //           little, and they are where L1 is sized, whose split under the default carveout
 //           the driver chooses by the block's size (a 512-thread filling block gets a larger L1).
 //           docs/measurements/2026-11-22-h200-speed.md compares the two paces.
@@ -39,6 +39,10 @@ struct SweepSpec {
     std::uint32_t warm_passes = 1;  // 0: cold (first-touch) pass
     std::uint32_t samples = 1024;   // recorded accesses per footprint
     std::uint32_t min_timed_steps = 0;  // time at least this many loads even for short rings
+    // Time every load of the pass in the fast pace too. Capacity decisions need
+    // it: near the capacity, which lines miss depends on their place in the ring
+    // (on the H200's L2 a window at the ring's start missed a 1.5 MiB overflow).
+    bool whole_pass = false;
 };
 
 class SweepRunner {
