@@ -130,3 +130,55 @@ TEST(RecordedH200, SharingDecisions) {
 }
 
 }  // namespace
+
+// --- the fast pace (issue 4; GPU-a1b87963, same day) ----------------------------
+// Sweeps measured the fast way (rings beyond the window filled by the whole block,
+// curve points timed over a window) must give what the careful sweeps above give.
+
+TEST(RecordedH200Fast, CurveYieldsTheSameLevels) {
+    const auto fast = analysis::interpret_hierarchy(load("h200_fast_hierarchy.csv"), kH200L2, true);
+    const auto careful = analysis::interpret_hierarchy(load("h200_hierarchy_l1path.csv"), kH200L2, true);
+    ASSERT_TRUE(fast.l1 && fast.l2_near && fast.l2_far && fast.dram);
+    EXPECT_EQ(fast.l1->last_bytes, careful.l1->last_bytes);
+    EXPECT_EQ(fast.l2_near->last_bytes, careful.l2_near->last_bytes);
+    EXPECT_NEAR(fast.l2_near->latency.p50, careful.l2_near->latency.p50, 0.05 * careful.l2_near->latency.p50);
+    EXPECT_NEAR(fast.l2_far->latency.p50, careful.l2_far->latency.p50, 0.05 * careful.l2_far->latency.p50);
+    EXPECT_NEAR(fast.dram->latency.p50, careful.dram->latency.p50, 0.05 * careful.dram->latency.p50);
+}
+
+// The search replayed on the points it measured reaches the capacity it reported,
+// which agrees with the careful fine sweep (27..30 MiB above).
+TEST(RecordedH200Fast, L2SearchReplaysToItsCapacity) {
+    const auto trace = load("h200_fast_l2_near_size.csv");
+    analysis::CapacitySearchOptions options;
+    options.reference_bytes = 2 * MiB;
+    options.step_bytes = 256 * KiB;
+    options.max_bytes = 3 * kH200L2 / 2;
+    const auto estimate = analysis::find_capacity(
+        [&](std::uint64_t footprint) {
+            for (const auto& p : trace.points)
+                if (p.footprint_bytes == footprint) return p;
+            ADD_FAILURE() << "the replayed search asks for " << footprint << " B, which was not measured";
+            return trace.points.front();
+        },
+        options);
+    EXPECT_TRUE(estimate.found);
+    EXPECT_EQ(std::to_string(estimate.capacity_bytes), trace.meta.at("capacity_bytes"));
+    EXPECT_GE(estimate.capacity_bytes, 27 * MiB);
+    EXPECT_LE(estimate.capacity_bytes, 30 * MiB);
+}
+
+// Stride 64 B touches two sectors of each line: the same capacity within the
+// cross-check's tolerance (a timed window here once reported 30.5 MiB).
+TEST(RecordedH200Fast, L2SpanAtStride64AgreesWithStride128) {
+    const auto span64 = analysis::find_capacity(
+        [&, sweep = load("h200_fast_l2_span_stride64.csv")](std::uint64_t footprint) {
+            for (const auto& p : sweep.points)
+                if (p.footprint_bytes == footprint) return p;
+            ADD_FAILURE() << footprint << " B was not measured";
+            return sweep.points.front();
+        },
+        {.reference_bytes = 2 * MiB, .step_bytes = 256 * KiB, .max_bytes = 3 * kH200L2 / 2});
+    const auto span128 = std::stoull(load("h200_fast_l2_near_size.csv").meta.at("capacity_bytes"));
+    EXPECT_NEAR(double(span64.capacity_bytes), double(span128), std::max(0.03 * double(span128), 512.0 * KiB));
+}
