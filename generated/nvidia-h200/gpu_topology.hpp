@@ -281,7 +281,7 @@ struct stencil_block {
 struct stencil_traffic {
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded when a layer condition fails
-    double seconds_per_update;     // the slower of the two levels at its measured bandwidth
+    double seconds_per_update;     // each level's bytes at its measured bandwidth, added up
     bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
     bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
@@ -327,11 +327,11 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     if (!t.layer_condition_z) dram += 2 * r * tx * ty * s;
     t.l2_bytes_per_update = double(loaded + stored) / double(cells);
     t.dram_bytes_per_update = double(dram) / double(cells);
-    // Without measured bandwidths both levels count alike.
-    const double l2_rate = m.l2_bandwidth != 0 && m.dram_bandwidth != 0 ? double(m.l2_bandwidth) : 1.0;
-    const double dram_rate = m.l2_bandwidth != 0 && m.dram_bandwidth != 0 ? double(m.dram_bandwidth) : 1.0;
-    const double l2_time = t.l2_bytes_per_update / l2_rate, dram_time = t.dram_bytes_per_update / dram_rate;
-    t.seconds_per_update = l2_time > dram_time ? l2_time : dram_time;
+    // Transfers between levels do not overlap (the ECM model of Hager and
+    // Treibig): their times add. Without measured bandwidths both levels count alike.
+    const bool rates = m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
+    t.seconds_per_update = t.l2_bytes_per_update / (rates ? double(m.l2_bandwidth) : 1.0) +
+                           t.dram_bytes_per_update / (rates ? double(m.dram_bandwidth) : 1.0);
     return t;
 }
 
