@@ -14,14 +14,6 @@ using kernels::LoadPath;
 SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace)
     : engine_(engine), raw_dir_(std::move(raw_dir)), pace_(pace) {}
 
-namespace {
-
-bool fillable(const kernels::Ring& ring) {
-    return ring.address_order && (ring.encoding == kernels::RingEncoding::global_address ||
-                                  ring.encoding == kernels::RingEncoding::texel_index);
-}
-
-}  // namespace
 
 double SweepRunner::calibrate_overhead() {
     ChaseRequest request;
@@ -56,7 +48,7 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.timed_steps = std::max(elements, least);
     if (pace_ == Pace::fast && elements > std::max(kTimedWindow, least)) {
         if (!spec.whole_pass) request.timed_steps = std::max(kTimedWindow, least);
-        if (fillable(request.ring)) request.warming = kernels::Warming::fill;
+        if (kernels::fillable(request.ring)) request.warming = kernels::Warming::fill;
     }
     if (spec.warm_passes == 0) request.timed_steps = std::min(request.timed_steps, elements);
     request.max_samples = spec.samples;

@@ -136,10 +136,10 @@ private:
     std::vector<std::pair<std::string, std::string>> skipped_;
 };
 
-// Carveouts at which L1 is sized: the ends, the driver's default (-1) and steps between.
-// The quick level sizes the first two (max L1 and the driver's choice).
-constexpr int kCarveouts[] = {0, -1, 10, 25, 40, 50, 60, 75, 90, 100};
-constexpr int kQuickCarveouts = 2;
+// Carveouts at which L1 is sized: the ends, steps between and the driver's default (-1).
+// The quick level sizes max L1 and the driver's choice; the full level adds the rest.
+constexpr int kCarveouts[] = {0, 10, 25, 40, 50, 60, 75, 90, 100, -1};
+constexpr int kQuickCarveouts[] = {0, -1};
 
 std::string carveout_name(int percent) { return percent < 0 ? "default" : std::to_string(percent); }
 
@@ -226,7 +226,7 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
         progress.done(l1_at[carveout].found ? kib(l1_at[carveout].capacity_bytes) : "not found");
     };
     if (stages.begin("l1 size")) {
-        for (int i = 0; i < kQuickCarveouts; ++i) size_l1_at(kCarveouts[i]);
+        for (int carveout : kQuickCarveouts) size_l1_at(carveout);
         stages.end();
     }
 
@@ -284,7 +284,8 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
 
     // --- the full level ----------------------------------------------------------
     if (stages.begin("l1 carveouts")) {
-        for (std::size_t i = kQuickCarveouts; i < std::size(kCarveouts); ++i) size_l1_at(kCarveouts[i]);
+        for (int carveout : kCarveouts)
+            if (!l1_at.count(carveout)) size_l1_at(carveout);
         stages.end();
     }
     if (stages.begin("texture readonly")) {
@@ -429,7 +430,7 @@ Json measure_topology(const DeviceFacts& facts, const ProbeOptions& options, Pro
         c_l1["size_bytes_max_shared_carveout"] =
             size_entry(*l1_max_shared, size_method + ", ld.global.ca, carveout 100%", l1_checked);
     Json carveouts = Json::array();
-    for (int carveout : {0, 10, 25, 40, 50, 60, 75, 90, 100, -1}) {
+    for (int carveout : kCarveouts) {
         const auto* at = measured(carveout);
         if (!at) continue;
         Json row = Json::object();

@@ -36,6 +36,12 @@ enum class Warming {
             // fraction of the time (global and texture rings in address order only)
 };
 
+// Whether Warming::fill can warm `ring`: global or texture, linked in address order.
+inline bool fillable(const Ring& ring) {
+    return ring.address_order &&
+           (ring.encoding == RingEncoding::global_address || ring.encoding == RingEncoding::texel_index);
+}
+
 struct ChaseRequest {
     LoadPath path = LoadPath::l1;
     Ring ring;                        // must be linked for `path` (see encoding_of)

@@ -135,6 +135,18 @@ TEST(RecordedH200, SharingDecisions) {
 // Sweeps measured the fast way (rings beyond the window filled by the whole block,
 // curve points timed over a window) must give what the careful sweeps above give.
 
+// The L2 capacity search (the probe's options) replayed on the points of a recorded trace.
+analysis::CapacityEstimate replay_search(const analysis::Sweep& trace) {
+    return analysis::find_capacity(
+        [&](std::uint64_t footprint) {
+            for (const auto& p : trace.points)
+                if (p.footprint_bytes == footprint) return p;
+            ADD_FAILURE() << "the replayed search asks for " << footprint << " B, which was not measured";
+            return trace.points.front();
+        },
+        {.reference_bytes = 2 * MiB, .step_bytes = 256 * KiB, .max_bytes = 3 * kH200L2 / 2});
+}
+
 TEST(RecordedH200Fast, CurveYieldsTheSameLevels) {
     const auto fast = analysis::interpret_hierarchy(load("h200_fast_hierarchy.csv"), kH200L2, true);
     const auto careful = analysis::interpret_hierarchy(load("h200_hierarchy_l1path.csv"), kH200L2, true);
@@ -150,18 +162,7 @@ TEST(RecordedH200Fast, CurveYieldsTheSameLevels) {
 // which agrees with the careful fine sweep (27..30 MiB above).
 TEST(RecordedH200Fast, L2SearchReplaysToItsCapacity) {
     const auto trace = load("h200_fast_l2_near_size.csv");
-    analysis::CapacitySearchOptions options;
-    options.reference_bytes = 2 * MiB;
-    options.step_bytes = 256 * KiB;
-    options.max_bytes = 3 * kH200L2 / 2;
-    const auto estimate = analysis::find_capacity(
-        [&](std::uint64_t footprint) {
-            for (const auto& p : trace.points)
-                if (p.footprint_bytes == footprint) return p;
-            ADD_FAILURE() << "the replayed search asks for " << footprint << " B, which was not measured";
-            return trace.points.front();
-        },
-        options);
+    const auto estimate = replay_search(trace);
     EXPECT_TRUE(estimate.found);
     EXPECT_EQ(std::to_string(estimate.capacity_bytes), trace.meta.at("capacity_bytes"));
     EXPECT_GE(estimate.capacity_bytes, 27 * MiB);
@@ -171,14 +172,7 @@ TEST(RecordedH200Fast, L2SearchReplaysToItsCapacity) {
 // Stride 64 B touches two sectors of each line: the same capacity within the
 // cross-check's tolerance (a timed window here once reported 30.5 MiB).
 TEST(RecordedH200Fast, L2SpanAtStride64AgreesWithStride128) {
-    const auto span64 = analysis::find_capacity(
-        [&, sweep = load("h200_fast_l2_span_stride64.csv")](std::uint64_t footprint) {
-            for (const auto& p : sweep.points)
-                if (p.footprint_bytes == footprint) return p;
-            ADD_FAILURE() << footprint << " B was not measured";
-            return sweep.points.front();
-        },
-        {.reference_bytes = 2 * MiB, .step_bytes = 256 * KiB, .max_bytes = 3 * kH200L2 / 2});
+    const auto span64 = replay_search(load("h200_fast_l2_span_stride64.csv"));
     const auto span128 = std::stoull(load("h200_fast_l2_near_size.csv").meta.at("capacity_bytes"));
     EXPECT_NEAR(double(span64.capacity_bytes), double(span128), std::max(0.03 * double(span128), 512.0 * KiB));
 }
