@@ -1,150 +1,295 @@
 // gpu-topology-probe: measure a GPU's memory hierarchy, and turn the profile
-// into a header. Exit codes: 0 ok, 1 failure, 2 usage, 77 no usable GPU
-// (CTest's SKIP_RETURN_CODE for the GPU tests, and the CMake fallback signal).
+// into a header. Exit codes: 0 ok, 1 failure, 2 usage, 3 measured while the
+// GPU was busy (the profile is written; what was disturbed is not vouched
+// for), 77 no usable GPU (CTest's SKIP_RETURN_CODE, and CMake's no-GPU signal).
+#include "benchmarks/monitor.hpp"
+#include "benchmarks/recorded_engine.hpp"
+#include "benchmarks/stages.hpp"
+#include "model/serialize.hpp"
 #include "profile/atomic_file.hpp"
 #include "profile/profile.hpp"
 #include "render/render.hpp"
 #include "version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
-#include "benchmarks/device_facts.hpp"
 #include "benchmarks/explore.hpp"
-#include "benchmarks/topology.hpp"
-#include "kernels/pchase.hpp"
+#include "benchmarks/nvml_monitor.hpp"
+#include "kernels/cuda_engine.hpp"
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace {
 
 using namespace gpu_topology;
-constexpr int kNoGpu = 77;
+constexpr int kFailure = 1, kUsage = 2, kBusy = 3, kNoGpu = 77;
 
-constexpr const char* kUsage = R"(usage: gpu-topology-probe <command> [options]
+constexpr const char* kUsageText = R"(usage: gpu-topology-probe <command> [options]
 
 commands:
-  probe     [--device N] [--output FILE|-] [--raw DIR] [--quiet]
+  probe     [--device N] [--output FILE|-] [--raw DIR] [--record LOG] [--quiet]
             [--level quick|full] [--budget SECONDS] [--careful]
             measure the device; write the profile (JSON) to FILE (default: stdout),
-            progress to stderr, and every sweep as CSV into DIR.
-            --level quick: L1, L2 and DRAM sizes, lines and latencies only (default full);
+            progress to stderr, every sweep as CSV into DIR, every engine call into LOG.
+            --level quick: L1, L2 and DRAM sizes, lines, latencies, bandwidths (default full);
             --budget: start no stage after SECONDS (the profile lists the skipped ones);
             --careful: chase every warm pass and time whole passes (slower, for comparison)
+            --no-nvml: watch for other work with the reference measurement alone
+  replay    LOG [--output FILE|-] [--level quick|full] [--careful]
+            run the probe's stages against a recorded engine LOG, on any machine
   identity  [--device N]      print the device identity as one JSON line
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
             write gpu_topology.hpp / CMake variables from a profile
-  show      PROFILE           print the profile as a table
+  show      PROFILE [--summary]   print the profile as a table
   validate  PROFILE           check a profile; name every wrong field
   check     PROFILE [--device N] [--identity-only]
-            re-measure this device and compare with the profile (identity and values)
+            compare this device with the profile: identity, then re-measured values
+  compare   PROFILE REFERENCE...
+            fail when PROFILE vouches for a value outside the references' spread
   explore   --raw DIR [--device N]
             dense sweeps over every region of interest (slow; for study and tests/data)
+  docs      [--output FILE] [--list]
+            the table of quantities (docs/quantities.md); --list: one line each,
+            "NAME path object member shape", for scripts
   version
 
-exit codes: 0 ok, 1 failure, 2 usage error, 77 no usable GPU
+exit codes: 0 ok, 1 failure, 2 usage error, 3 measured while the GPU was busy, 77 no usable GPU
 )";
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 struct Args {
     std::string command;
     std::vector<std::string> positional;
     std::map<std::string, std::string> options;  // "--flag" -> value ("" for switches)
+    bool has(const std::string& flag) const { return options.count(flag) != 0; }
+    std::optional<std::string> get(const std::string& flag) const {
+        const auto it = options.find(flag);
+        return it == options.end() ? std::nullopt : std::optional(it->second);
+    }
 };
 
-std::optional<Args> parse(int argc, char** argv) {
-    if (argc < 2) return std::nullopt;
+// What each command accepts: its options (true: takes a value) and positional arguments.
+struct CommandSpec {
+    std::map<std::string, bool> options;
+    std::size_t positional;
+};
+const std::map<std::string, CommandSpec> kCommands{
+    {"probe", {{{"--device", true}, {"--output", true}, {"--raw", true}, {"--record", true}, {"--quiet", false},
+                {"--level", true}, {"--budget", true}, {"--careful", false}, {"--no-nvml", false}}, 0}},
+    {"compare", {{}, 0}},
+    {"replay", {{{"--output", true}, {"--level", true}, {"--careful", false}, {"--quiet", false}}, 1}},
+    {"identity", {{{"--device", true}}, 0}},
+    {"render", {{{"--header", true}, {"--cmake", true}, {"--source", true}, {"--table", false}}, 1}},
+    {"show", {{{"--summary", false}}, 1}},
+    {"validate", {{}, 1}},
+    {"check", {{{"--device", true}, {"--identity-only", false}}, 1}},
+    {"explore", {{{"--raw", true}, {"--device", true}}, 0}},
+    {"docs", {{{"--output", true}, {"--list", false}}, 0}},
+    {"version", {{}, 0}},
+};
+
+Args parse(int argc, char** argv) {
+    if (argc < 2) throw UsageError("no command");
     Args args;
     args.command = argv[1];
-    static const std::map<std::string, bool> takes_value{
-        {"--device", true}, {"--output", true}, {"--raw", true}, {"--header", true}, {"--cmake", true},
-        {"--source", true}, {"--level", true}, {"--budget", true},
-        {"--careful", false}, {"--quiet", false}, {"--table", false}, {"--identity-only", false}};
+    const auto spec = kCommands.find(args.command);
+    if (spec == kCommands.end()) throw UsageError("unknown command '" + args.command + "'");
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--", 0) != 0) {
             args.positional.push_back(a);
             continue;
         }
-        const auto known = takes_value.find(a);
-        if (known == takes_value.end()) {
-            std::fprintf(stderr, "gpu-topology-probe: unknown option %s\n", a.c_str());
-            return std::nullopt;
-        }
+        const auto known = spec->second.options.find(a);
+        if (known == spec->second.options.end()) throw UsageError(args.command + ": unknown option " + a);
         if (known->second) {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "gpu-topology-probe: %s needs a value\n", a.c_str());
-                return std::nullopt;
-            }
+            if (i + 1 >= argc) throw UsageError(a + " needs a value");
             args.options[a] = argv[++i];
         } else {
             args.options[a] = "";
         }
     }
+    if (args.command == "compare" ? args.positional.size() < 2 : args.positional.size() != spec->second.positional)
+        throw UsageError(args.command + " takes " + std::to_string(spec->second.positional) + " argument(s), got " +
+                         std::to_string(args.positional.size()));
     return args;
 }
 
 int device_index(const Args& args) {
-    const auto it = args.options.find("--device");
-    if (it == args.options.end()) return 0;
+    const auto text = args.get("--device");
+    if (!text) return 0;
     try {
         std::size_t used = 0;
-        const int n = std::stoi(it->second, &used);
-        if (used == it->second.size() && n >= 0) return n;
+        const int n = std::stoi(*text, &used);
+        if (used == text->size() && n >= 0) return n;
     } catch (const std::exception&) {
     }
-    throw std::invalid_argument("--device: '" + it->second + "' is not a device index");
+    throw UsageError("--device: '" + *text + "' is not a device index");
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw profile::ProfileError(path + ": cannot open profile");
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+benchmarks::ProbeOptions probe_options(const Args& args) {
+    benchmarks::ProbeOptions options;
+    if (auto raw = args.get("--raw")) options.raw_dir = *raw;
+    if (auto text = args.get("--level")) {
+        const auto level = benchmarks::level_from_string(*text);
+        if (!level) throw UsageError("--level: '" + *text + "' is not quick or full");
+        options.level = *level;
+    }
+    if (auto text = args.get("--budget")) {
+        std::size_t used = 0;
+        double seconds = -1;
+        try {
+            seconds = std::stod(*text, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != text->size() || !(seconds > 0) || !std::isfinite(seconds))
+            throw UsageError("--budget: '" + *text + "' is not a positive number of seconds");
+        options.budget_seconds = seconds;
+    }
+    if (args.has("--careful")) options.pace = benchmarks::Pace::careful;
+    return options;
 }
 
-void write_output(const std::string& target, const std::string& text) {
-    if (target.empty() || target == "-") {
+void write_output(const std::optional<std::string>& target, const std::string& text) {
+    if (!target || *target == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
     } else {
-        profile::write_file_atomically(target, text);
+        profile::write_file_atomically(*target, text);
     }
 }
 
+// Validates what the probe measured, writes it, and says how it went.
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
+    const auto document = model::to_json(topology);
+    const auto errors = profile::validate(document);
+    if (!errors.empty()) {  // a bug in the probe, never the user's fault: say so loudly
+        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid profile: %s\n", e.c_str());
+        return kFailure;
+    }
+    write_output(args.get("--output"), document.dump());
+    progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
+    if (!topology.conditions.quiet) {
+        for (const auto& e : topology.conditions.events) std::fprintf(stderr, "gpu-topology-probe: %s\n", e.c_str());
+        return kBusy;
+    }
+    return 0;
+}
+
 int cmd_render(const Args& args) {
-    if (args.positional.size() != 1) throw std::invalid_argument("render needs exactly one PROFILE");
     const auto& path = args.positional[0];
-    const auto text = read_file(path);
+    const auto text = profile::read_profile_bytes(path);
     const auto document = profile::load_profile_text(text, path);
     render::RenderContext context;
     context.profile_hash = profile::content_hash(text);
-    if (auto it = args.options.find("--source"); it != args.options.end()) context.profile_source = it->second;
-    if (auto it = args.options.find("--header"); it != args.options.end())
-        profile::write_file_if_changed(it->second, render::render_header(document, context, render::embedded_header_template()));
-    if (auto it = args.options.find("--cmake"); it != args.options.end())
-        profile::write_file_if_changed(it->second, render::render_cmake(document, context));
-    if (args.options.count("--table") || (!args.options.count("--header") && !args.options.count("--cmake")))
-        std::fputs(render::render_table(document, context).c_str(), stdout);
+    if (auto source = args.get("--source")) {
+        if (source->empty() || !profile::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
+        context.profile_source = *source;
+    }
+    if (auto header = args.get("--header"))
+        profile::write_file_if_changed(*header, render::render_header(document, context, render::embedded_header_template()));
+    if (auto cmake = args.get("--cmake")) profile::write_file_if_changed(*cmake, render::render_cmake(document, context));
+    const bool table = args.command == "show" || args.has("--table") || (!args.has("--header") && !args.has("--cmake"));
+    if (table) std::fputs(render::render_table(document, context, !args.has("--summary")).c_str(), stdout);
     return 0;
 }
 
 int cmd_validate(const Args& args) {
-    if (args.positional.size() != 1) throw std::invalid_argument("validate needs exactly one PROFILE");
     profile::load_profile(args.positional[0]);
-    std::printf("%s: valid %s profile\n", args.positional[0].c_str(), std::string(profile::kSchema).c_str());
+    std::printf("%s: valid %s profile\n", args.positional[0].c_str(), std::string(model::kSchema).c_str());
     return 0;
+}
+
+int cmd_docs(const Args& args) {
+    if (!args.has("--list")) {
+        write_output(args.get("--output"), render::render_quantity_docs());
+        return 0;
+    }
+    std::string lines;
+    for (const auto& q : model::kQuantities) {
+        const char* shape = q.shape == model::Shape::fact ? "fact" : q.shape == model::Shape::latency ? "latency" : "estimate";
+        lines += std::string(q.name) + " " + std::string(q.path) + " " + std::string(q.object()) + " " +
+                 std::string(q.member()) + " " + shape + "\n";
+    }
+    write_output(args.get("--output"), lines);
+    return 0;
+}
+
+// The tolerance within which a re-measured value agrees with the profile's:
+// lines, fetch granularities, counts and flags exactly; latencies within 5%
+// (at least 2 cycles); sizes within 4% but never less than two search steps
+// (1 KiB in L1, 256 KiB in L2: runs differed by one step); bandwidths 15%.
+double agreement_tolerance(const model::Quantity& q, double expected) {
+    if (q.rule.power_of_two || q.unit == "instances" || q.unit == "bool") return 0;
+    if (q.shape == model::Shape::latency || q.unit == "cycles") return std::max(0.05 * expected, 2.0);
+    if (q.unit == "bytes/s") return 0.15 * expected;
+    if (q.unit == "bytes") return std::max(0.04 * expected, q.object() == "l2" ? 512.0 * 1024 : 2048.0);
+    return 0.05 * expected;
+}
+
+// PROFILE may not vouch for a value outside the references' range by more than the tolerance.
+int cmd_compare(const Args& args) {
+    const auto candidate = profile::load_profile(args.positional[0]);
+    std::vector<profile::Json> references;
+    for (std::size_t i = 1; i < args.positional.size(); ++i) references.push_back(profile::load_profile(args.positional[i]));
+    int outside = 0, vouched = 0, doubted = 0;
+    for (const auto& q : model::kQuantities) {
+        const auto v = profile::read_quantity(candidate, q);
+        if (!v.value || v.source == "api") continue;
+        if (!v.doubt.empty()) {
+            ++doubted;
+            continue;
+        }
+        double lo = 1e300, hi = -1e300;
+        bool all = true;
+        for (const auto& r : references) {
+            const auto w = profile::read_quantity(r, q);
+            if (!w.value) all = false;
+            else lo = std::min(lo, *w.value), hi = std::max(hi, *w.value);
+        }
+        if (!all) continue;
+        ++vouched;
+        const double tolerance = agreement_tolerance(q, std::abs(lo));
+        if (*v.value < lo - tolerance || *v.value > hi + tolerance) {
+            std::printf("OUTSIDE %-40s %s, references %s .. %s (tolerance %s)\n", std::string(q.name).c_str(),
+                        profile::format_number(*v.value).c_str(), profile::format_number(lo).c_str(),
+                        profile::format_number(hi).c_str(), profile::format_number(std::round(tolerance)).c_str());
+            ++outside;
+        }
+    }
+    std::printf("%d vouched for and compared, %d outside the references' spread, %d not vouched for\n", vouched,
+                outside, doubted);
+    return outside ? kFailure : 0;
+}
+
+int cmd_replay(const Args& args) {
+    benchmarks::ReplayEngine engine(args.positional[0]);
+    benchmarks::Progress progress(!args.has("--quiet"));
+    benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
+    const auto topology = benchmarks::measure_topology(engine, engine.facts(), probe_options(args), progress, monitor);
+    if (engine.calls_replayed() != engine.calls_recorded())
+        throw benchmarks::ReplayError(args.positional[0] + ": the replay used " + std::to_string(engine.calls_replayed()) +
+                                      " of the " + std::to_string(engine.calls_recorded()) + " recorded calls");
+    return finish_probe(topology, args, progress);
 }
 
 #if GPU_TOPOLOGY_WITH_CUDA
 
 std::optional<benchmarks::DeviceFacts> lookup(int index) {
-    const auto found = benchmarks::find_device(index);
+    const auto found = kernels::find_device(index);
     if (!found.found) {
         std::fprintf(stderr, "gpu-topology-probe: %s\n", found.reason.c_str());
         return std::nullopt;
@@ -158,7 +303,7 @@ int cmd_identity(const Args& args) {
     profile::Json j = profile::Json::object();
     j["name"] = facts->name;
     j["uuid"] = facts->uuid;
-    j["cc"] = profile::Json(profile::Json::Array{facts->cc_major, facts->cc_minor});
+    j["cc"] = std::to_string(facts->cc_major) + "." + std::to_string(facts->cc_minor);
     j["sm_count"] = facts->sm_count;
     j["driver"] = facts->driver_version;
     j["runtime"] = facts->runtime_version;
@@ -167,113 +312,91 @@ int cmd_identity(const Args& args) {
     return 0;
 }
 
-benchmarks::ProbeOptions probe_options(const Args& args) {
-    benchmarks::ProbeOptions options;
-    if (auto it = args.options.find("--raw"); it != args.options.end()) options.raw_dir = it->second;
-    if (auto it = args.options.find("--level"); it != args.options.end()) {
-        const auto level = benchmarks::level_from_string(it->second);
-        if (!level) throw std::invalid_argument("--level: '" + it->second + "' is not quick or full");
-        options.level = *level;
-    }
-    if (auto it = args.options.find("--budget"); it != args.options.end()) {
-        std::size_t used = 0;
-        double seconds = -1;
-        try {
-            seconds = std::stod(it->second, &used);
-        } catch (const std::exception&) {
-        }
-        if (used != it->second.size() || !(seconds > 0) || !std::isfinite(seconds))
-            throw std::invalid_argument("--budget: '" + it->second + "' is not a positive number of seconds");
-        options.budget_seconds = seconds;
-    }
-    if (args.options.count("--careful")) options.pace = benchmarks::Pace::careful;
-    return options;
+model::Topology measure(const benchmarks::DeviceFacts& facts, const benchmarks::ProbeOptions& options,
+                        benchmarks::Progress& progress, const std::optional<std::string>& record, bool nvml = true) {
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes));
+    const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
+    std::unique_ptr<benchmarks::Monitor> monitor =
+        nvml ? benchmarks::make_nvml_monitor(facts.uuid)
+             : std::make_unique<benchmarks::BlindMonitor>("NVML not consulted (--no-nvml)");
+    if (!record) return benchmarks::measure_topology(*engine, facts, options, progress, *monitor);
+    benchmarks::RecordingEngine recording(*engine, facts, *record);
+    return benchmarks::measure_topology(recording, facts, options, progress, *monitor);
 }
 
 int cmd_probe(const Args& args) {
-    const auto facts = lookup(device_index(args));
-    if (!facts) return kNoGpu;
-    benchmarks::Progress progress(!args.options.count("--quiet"));
-    progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
     const auto options = probe_options(args);
-    const auto document = benchmarks::measure_topology(*facts, options, progress);
-    const auto errors = profile::validate(document);
-    if (!errors.empty()) {  // a bug in the probe, never the user's fault: say so loudly
-        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid profile: %s\n", e.c_str());
-        return 1;
-    }
-    const auto out = args.options.count("--output") ? args.options.at("--output") : std::string("-");
-    write_output(out, document.dump());
-    progress.note("probe finished in " + profile::format_number(document.at_path("probe.duration_s")->as_number()) + " s");
-    return 0;
+    const int index = device_index(args);
+    const auto facts = lookup(index);
+    if (!facts) return kNoGpu;
+    benchmarks::Progress progress(!args.has("--quiet"));
+    progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
+    return finish_probe(measure(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")), args, progress);
 }
 
-// Re-measures and compares: identity must match; sizes within 4% but never
-// less than two search steps (1 KiB in L1, 256 KiB in L2: three H200 runs
-// differed by one step), lines and sectors exactly, latencies within 5%.
 int cmd_check(const Args& args) {
-    if (args.positional.size() != 1) throw std::invalid_argument("check needs exactly one PROFILE");
     const auto expected = profile::load_profile(args.positional[0]);
-    const auto facts = lookup(device_index(args));
+    const int index = device_index(args);
+    const auto facts = lookup(index);
     if (!facts) return kNoGpu;
     int failures = 0;
-    auto compare_text = [&](const char* what, const std::string& want, const std::string& got) {
+    const auto compare = [&](const char* what, const std::string& want, const std::string& got) {
         const bool ok = want == got;
         std::printf("%-6s %-40s profile %-24s device %s\n", ok ? "ok" : "FAIL", what, want.c_str(), got.c_str());
         failures += !ok;
     };
-    compare_text("device name", expected.at_path("device.name")->as_string(), facts->name);
-    const auto& cc = expected.at_path("device.cc")->as_array();
-    compare_text("compute capability",
-                 profile::format_number(cc[0].as_number()) + "." + profile::format_number(cc[1].as_number()),
-                 std::to_string(facts->cc_major) + "." + std::to_string(facts->cc_minor));
-    compare_text("SM count", profile::format_number(expected.at_path("device.sm_count")->as_number()),
-                 std::to_string(facts->sm_count));
+    const auto fact = [&](model::QuantityId q) {
+        const auto v = profile::read_quantity(expected, model::kQuantities[q]);
+        return v.value ? profile::format_number(*v.value) : std::string("?");
+    };
+    compare("device name", expected.at_path("device.name")->as_string(), facts->name);
+    compare("compute capability", fact(model::kCcMajor) + "." + fact(model::kCcMinor),
+            std::to_string(facts->cc_major) + "." + std::to_string(facts->cc_minor));
+    compare("SM count", fact(model::kSmCount), std::to_string(facts->sm_count));
     if (expected.at_path("device.uuid")->as_string() != facts->uuid)
         std::printf("note   the profile was measured on another card of this model (%s)\n",
                     expected.at_path("device.uuid")->as_string().c_str());
-    if (failures) return 1;
-    if (args.options.count("--identity-only")) return 0;
+    if (failures) {
+        std::printf("the profile describes another GPU than device %d\n", index);
+        return kFailure;
+    }
+    if (args.has("--identity-only")) return 0;
 
     benchmarks::Progress progress(false);
-    const auto measured = benchmarks::measure_topology(*facts, {}, progress);
-    for (const auto& spec : profile::kQuantities) {
-        const auto want = profile::read_quantity(expected, spec);
-        const auto got = profile::read_quantity(measured, spec);
-        if (!want.value || want.source == "api" || spec.name == "SM_CLOCK_KHZ") continue;
+    const auto measured = model::to_json(measure(*facts, {}, progress, std::nullopt));
+    for (const auto& q : model::kQuantities) {
+        const auto want = profile::read_quantity(expected, q);
+        const auto got = profile::read_quantity(measured, q);
+        if (!want.value || want.source == "api" || q.stage == "warm-up" || !want.doubt.empty()) continue;
         if (!got.value) {
-            std::printf("FAIL   %-40s profile %-24s device not measured (%s)\n", std::string(spec.name).c_str(),
+            std::printf("FAIL   %-40s profile %-24s device not measured (%s)\n", std::string(q.name).c_str(),
                         profile::format_number(*want.value).c_str(), got.reason.c_str());
             ++failures;
             continue;
         }
-        const bool exact = spec.name.find("LINE") != std::string_view::npos || spec.name.find("SECTOR") != std::string_view::npos;
-        const bool l2_size = spec.name.rfind("L2_", 0) == 0;
-        const double tolerance = exact ? 0.0
-                                 : spec.kind == profile::Kind::latency
-                                     ? 0.05 * std::abs(*want.value)
-                                     : std::max(0.04 * std::abs(*want.value), l2_size ? 512.0 * 1024 : 2048.0);
+        const double tolerance = agreement_tolerance(q, std::abs(*want.value));
         const bool ok = std::abs(*got.value - *want.value) <= tolerance;
-        std::printf("%-6s %-40s profile %-24s device %s (tolerance %s)\n", ok ? "ok" : "FAIL",
-                    std::string(spec.name).c_str(), profile::format_number(*want.value).c_str(),
-                    profile::format_number(std::round(*got.value)).c_str(),
-                    profile::format_number(std::round(tolerance)).c_str());
+        std::printf("%-6s %-40s profile %-24s device %s (tolerance %s)%s\n", ok ? "ok" : "FAIL", std::string(q.name).c_str(),
+                    profile::format_number(*want.value).c_str(), profile::format_number(std::round(*got.value)).c_str(),
+                    profile::format_number(std::round(tolerance)).c_str(),
+                    got.doubt.empty() ? "" : (" [not vouched for: " + got.doubt + "]").c_str());
         failures += !ok;
     }
     std::printf("%d mismatches\n", failures);
-    return failures ? 1 : 0;
+    return failures ? kFailure : 0;
 }
 
 int cmd_explore(const Args& args) {
+    const auto raw = args.get("--raw");
+    if (!raw) throw UsageError("explore needs --raw DIR");
     const auto facts = lookup(device_index(args));
     if (!facts) return kNoGpu;
-    const auto raw = args.options.find("--raw");
-    if (raw == args.options.end()) throw std::invalid_argument("explore needs --raw DIR");
-    std::filesystem::create_directories(raw->second);
-    kernels::ChaseEngine engine(facts->index, 768ull << 20);  // rings, an L2-sized eviction region at 300 MiB, fresh regions at the top
-    engine.warm_up(250);
+    std::filesystem::create_directories(*raw);
+    // Rings, an L2-sized eviction region at 300 MiB, fresh regions at the top.
+    const auto engine = kernels::make_cuda_engine(facts->index, 768ull << 20);
+    engine->warm_up(250);
     // The slow reference: every warm pass chased, every pass timed whole.
-    benchmarks::SweepRunner runner(engine, std::filesystem::path(raw->second), benchmarks::Pace::careful);
+    benchmarks::SweepRunner runner(*engine, std::filesystem::path(*raw), benchmarks::Pace::careful);
     runner.calibrate_overhead();
     benchmarks::explore(runner, {.l2_bytes = static_cast<std::uint64_t>(facts->l2_bytes)});
     std::fprintf(stderr, "measured SM clock %.0f kHz\n", runner.measured_clock_khz());
@@ -283,49 +406,55 @@ int cmd_explore(const Args& args) {
 #else
 
 int no_cuda(const Args&) {
-    std::fprintf(stderr, "gpu-topology-probe: built without CUDA; only render, show and validate work\n");
+    std::fprintf(stderr, "gpu-topology-probe: built without CUDA; it cannot measure (render, show, validate, "
+                         "replay and docs work)\n");
     return kNoGpu;
 }
-constexpr auto cmd_identity = no_cuda, cmd_probe = no_cuda, cmd_check = no_cuda, cmd_explore = no_cuda;
+int cmd_identity(const Args& a) { return no_cuda(a); }
+int cmd_probe(const Args& a) {
+    (void)probe_options(a);  // usage errors first: they do not depend on a GPU
+    (void)device_index(a);
+    return no_cuda(a);
+}
+int cmd_check(const Args& a) {
+    profile::load_profile(a.positional[0]);
+    (void)device_index(a);
+    return no_cuda(a);
+}
+int cmd_explore(const Args& a) {
+    if (!a.has("--raw")) throw UsageError("explore needs --raw DIR");
+    (void)device_index(a);
+    return no_cuda(a);
+}
 
 #endif
+
+int run(const Args& args) {
+    const std::map<std::string, std::function<int(const Args&)>> handlers{
+        {"probe", cmd_probe},     {"replay", cmd_replay}, {"identity", cmd_identity}, {"render", cmd_render},
+        {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},  {"explore", cmd_explore},
+        {"docs", cmd_docs},       {"compare", cmd_compare},
+        {"version", [](const Args&) {
+             std::printf("gpu-topology-probe %s\n", std::string(kProbeVersion).c_str());
+             return 0;
+         }}};
+    return handlers.at(args.command)(args);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const auto args = parse(argc, argv);
-    if (!args) {
-        std::fputs(kUsage, stderr);
-        return 2;
+    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help")) {
+        std::fputs(kUsageText, stdout);
+        return 0;
     }
     try {
-        const auto& c = args->command;
-        if (c == "probe") return cmd_probe(*args);
-        if (c == "identity") return cmd_identity(*args);
-        if (c == "render") return cmd_render(*args);
-        if (c == "show") {
-            Args shown = *args;
-            shown.options["--table"] = "";
-            return cmd_render(shown);
-        }
-        if (c == "validate") return cmd_validate(*args);
-        if (c == "check") return cmd_check(*args);
-        if (c == "explore") return cmd_explore(*args);
-        if (c == "version") {
-            std::printf("gpu-topology-probe %s\n", std::string(kProbeVersion).c_str());
-            return 0;
-        }
-        if (c == "--help" || c == "-h" || c == "help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        std::fprintf(stderr, "gpu-topology-probe: unknown command '%s'\n%s", c.c_str(), kUsage);
-        return 2;
-    } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "gpu-topology-probe: %s\n", e.what());
-        return 2;
+        return run(parse(argc, argv));
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "gpu-topology-probe: %s\n\n%s", e.what(), kUsageText);
+        return kUsage;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpu-topology-probe: %s\n", e.what());
-        return 1;
+        return kFailure;
     }
 }

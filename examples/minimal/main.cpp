@@ -4,18 +4,34 @@
 
 #include <cstdio>
 
+namespace gt = gpu_topology;
+
+// A fact, or why the probe could not measure it.
+template <typename Fact>
+void print(const char* what, const Fact& fact, const char* unit) {
+    if constexpr (Fact::is_known)
+        std::printf("  %-34s %12llu %s%s%s\n", what, static_cast<unsigned long long>(fact.value), unit,
+                    fact.is_lower_bound ? " (at least)" : "", fact.vouched ? "" : " (not vouched for)");
+    else
+        std::printf("  %-34s not measured: %s\n", what, Fact::why::reason);
+}
+
 int main() {
-    namespace gt = gpu_topology;
-    std::printf("%s (%s), cc %d.%d, %d SMs; profile %s\n", gt::identity.device_name, gt::identity.device_uuid,
-                gt::identity.cc_major, gt::identity.cc_minor, gt::identity.sm_count, gt::identity.profile_source);
-    std::printf("L1  %8llu B  line %u B  sector %u B  %u cycles\n", (unsigned long long)gt::l1.size_bytes,
-                gt::l1.line_bytes, gt::l1.sector_bytes, gt::l1.latency_cycles);
-    std::printf("L2  %8llu B near of %llu B  line %u B  %u / %u cycles near / far\n",
-                (unsigned long long)gt::l2_near.size_bytes, (unsigned long long)gt::l2.size_bytes, gt::l2.line_bytes,
-                gt::l2_near.latency_cycles, gt::l2_far_latency_cycles);
-    std::printf("DRAM %u cycles, shared %u cycles\n", gt::dram.latency_cycles, gt::shared.latency_cycles);
+    std::printf("%s (%s), cc %d.%d, %d SMs; profile %s%s\n", gt::identity.device_name, gt::identity.device_uuid,
+                gt::identity.cc_major, gt::identity.cc_minor, gt::identity.sm_count, gt::identity.profile_source,
+                gt::identity.stored ? " (stored: not measured on this machine)" : "");
+    print("L1 data, max-L1 carveout", gt::l1.size_bytes, "B");
+    print("L1 line", gt::l1.line_bytes, "B");
+    print("L1 hit latency", gt::l1.latency_cycles, "cycles");
+    print("L2 an SM reuses at near latency", gt::l2.near_size_bytes, "B");
+    print("L2 total", gt::l2.size_bytes, "B");
+    print("L2 near / far hit latency", gt::l2.near_latency_cycles, "cycles");
+    print("", gt::l2.far_latency_cycles, "cycles");
+    print("DRAM latency", gt::dram.latency_cycles, "cycles");
+    print("shared memory latency", gt::shared.latency_cycles, "cycles");
+    // The README's tile: it does not compile when the L1 size is unmeasured.
     constexpr auto edge = gt::square_tile_edge<float>(gt::l1.size_bytes / 2);
-    std::printf("square float tile filling half of L1: %llu x %llu\n", (unsigned long long)edge,
-                (unsigned long long)edge);
-    return gt::l1.size_bytes > 0 ? 0 : 1;
+    std::printf("square float tile filling half of L1: %llu x %llu\n", static_cast<unsigned long long>(edge),
+                static_cast<unsigned long long>(edge));
+    return edge > 0 ? 0 : 1;
 }

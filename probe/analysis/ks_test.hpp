@@ -1,17 +1,16 @@
 #pragma once
-// Two-sample Kolmogorov–Smirnov test: do two latency samples come from the
-// same distribution? D is the largest gap between their empirical CDFs; for
-// cache latencies it is close to "the fraction of loads that changed level".
+// Kolmogorov–Smirnov statistics for latency samples: D is the largest gap
+// between two empirical CDFs; for cache latencies it is close to "the fraction
+// of loads that changed level". The probe asks only the one-sided question
+// (did loads become slower?), with an indifference zone.
 #include <span>
 
 namespace gpu_topology::analysis {
 
 struct KsResult {
     double statistic = 0;  // D in [0, 1]
-    double p_value = 1;    // asymptotic, with Stephens' small-sample correction
+    double p_value = 1;    // from Smirnov's bound
 };
-
-KsResult ks_two_sample(std::span<const double> a, std::span<const double> b);
 
 // One-sided test with an indifference zone: D = max_x [F_ref(x) - F_cand(x + shift)],
 // the share of candidate loads slower than the reference by more than `shift`.
@@ -27,8 +26,5 @@ struct Tolerance {
     double floor_cycles = 16;
     double shift_for(std::span<const double> reference) const;
 };
-
-// Survival function of the Kolmogorov distribution, Q(lambda) = P(K > lambda).
-double kolmogorov_survival(double lambda);
 
 }  // namespace gpu_topology::analysis

@@ -27,11 +27,4 @@ std::vector<double> geometric_mapping(const Sweep& sweep, std::size_t reference)
     return series;
 }
 
-std::vector<double> median_series(const Sweep& sweep) {
-    std::vector<double> series;
-    series.reserve(sweep.points.size());
-    for (const auto& point : sweep.points) series.push_back(median(point.cycles));
-    return series;
-}
-
 }  // namespace gpu_topology::analysis

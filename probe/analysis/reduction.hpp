@@ -22,7 +22,4 @@ double wasserstein2(std::span<const double> a, std::span<const double> b);
 // One value per point: the distance of its latencies from point `reference`.
 std::vector<double> geometric_mapping(const Sweep& sweep, std::size_t reference = 0);
 
-// One value per point: the median latency (used for plateau levels).
-std::vector<double> median_series(const Sweep& sweep);
-
 }  // namespace gpu_topology::analysis

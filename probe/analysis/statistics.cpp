@@ -33,11 +33,4 @@ LatencySummary summarize(std::span<const double> values) {
     return s;
 }
 
-double relative_spread(std::span<const double> estimates) {
-    if (estimates.empty()) throw std::invalid_argument("spread of no estimates");
-    const auto [lo, hi] = std::minmax_element(estimates.begin(), estimates.end());
-    const double mid = median(estimates);
-    return mid == 0 ? 0.0 : (*hi - *lo) / mid;
-}
-
 }  // namespace gpu_topology::analysis

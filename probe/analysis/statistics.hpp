@@ -17,7 +17,4 @@ struct LatencySummary {
 };
 LatencySummary summarize(std::span<const double> values);
 
-// Relative spread (max - min) / median of repeated estimates.
-double relative_spread(std::span<const double> estimates);
-
 }  // namespace gpu_topology::analysis

@@ -18,12 +18,6 @@ struct Sweep {
     std::string name;                           // e.g. "l1_size_carveout0"
     std::map<std::string, std::string> meta;    // path, stride_bytes, order, carveout, ...
     std::vector<SweepPoint> points;             // ascending footprint
-
-    const SweepPoint* find(std::uint64_t footprint_bytes) const {
-        for (const auto& p : points)
-            if (p.footprint_bytes == footprint_bytes) return &p;
-        return nullptr;
-    }
 };
 
 }  // namespace gpu_topology::analysis

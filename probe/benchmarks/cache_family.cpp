@@ -30,18 +30,18 @@ const std::string kInstanceMethod =
 constexpr double kVictimShare = 0.5, kOtherShare = 1.5;
 
 RingUse victim_ring(const CacheResult& cache) {
-    return {.path = cache.path,
+    return {.path = cache.path(),
             .footprint_bytes = std::max<std::uint64_t>(std::uint64_t(kVictimShare * double(cache.size_bytes())),
-                                                       ring_stride(cache.path)),
-            .stride_bytes = ring_stride(cache.path),
+                                                       ring_stride(cache.path())),
+            .stride_bytes = ring_stride(cache.path()),
             .passes = 1};
 }
 
 RingUse other_ring(const CacheResult& cache, const RingUse& victim, std::uint32_t warp) {
-    const std::size_t offset = same_space(victim.path, cache.path) ? round_up(victim.footprint_bytes, 4 * KiB) : 0;
-    return {.path = cache.path,
+    const std::size_t offset = same_space(victim.path, cache.path()) ? round_up(victim.footprint_bytes, 4 * KiB) : 0;
+    return {.path = cache.path(),
             .footprint_bytes = std::uint64_t(kOtherShare * double(cache.size_bytes())),
-            .stride_bytes = ring_stride(cache.path),
+            .stride_bytes = ring_stride(cache.path()),
             .offset = offset,
             .warp = warp,
             .passes = 2};
@@ -60,7 +60,7 @@ void measure_instances(SweepRunner& runner, CacheResult& cache) {
         const RingUse other = other_ring(cache, victim, warp);
         if (!fits_path(runner, other)) return;
         const auto answer =
-            measure_eviction(runner, victim, other, cache.carveout_percent, cache.key + "_instances_warp" + std::to_string(warp));
+            measure_eviction(runner, victim, other, cache.carveout_percent, std::string(cache.key()) + "_instances_warp" + std::to_string(warp));
         cache.instance_tests.push_back(answer.decision);
         evicted.push_back(answer.decision.evicted);
     }
@@ -75,44 +75,44 @@ std::string instances_text(const CacheResult& cache) {
 }  // namespace
 
 CapacityQuestion unified_l1_size_question(LoadPath path, int carveout_percent, Order order, std::string name,
-                                          std::uint64_t max_bytes) {
+                                          std::uint64_t max_bytes, std::uint32_t threads_per_block) {
     return {{.name = std::move(name), .path = path, .stride_bytes = 128, .order = order,
-             .carveout_percent = carveout_percent, .samples = 1024},
+             .carveout_percent = carveout_percent, .samples = 1024, .threads_per_block = threads_per_block},
             4 * KiB, 1 * KiB, max_bytes};
 }
 
 CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, const FamilyPlan& plan,
                                     Progress& progress, const std::optional<analysis::CapacityEstimate>& known_size) {
     CacheResult cache;
-    cache.key = std::string(row.key);
-    cache.path = row.path;
+    cache.row = &row;
     cache.carveout_percent = plan.carveout_percent;
     const std::string label(row.label);
+    const std::string key(row.key);
     const std::string path_name(kernels::to_string(row.path));
 
     const CapacityQuestion question =
         unified_l1_size_question(row.path, plan.carveout_percent, Order::sequential,
-                                 cache.key + "_size_carveout" + std::to_string(plan.carveout_percent), plan.max_l1_bytes);
+                                 key + "_size_carveout" + std::to_string(plan.carveout_percent), plan.max_l1_bytes);
     progress.step(label + " size, carveout " + std::to_string(plan.carveout_percent) + "%");
     cache.size = known_size ? *known_size : measure_capacity(runner, question);
     cache.size_method = kSizeMethod + ", " + path_name + ", stride 128 B, carveout " +
                         std::to_string(plan.carveout_percent) + "%";
-    progress.done(cache.size.found ? kib(cache.size_bytes()) : "not found");
+    progress.done(cache.size.found ? bytes_text(cache.size_bytes()) : "not found");
 
     progress.step(label + " line (capacity span per stride)");
     CapacityQuestion span_question = question;
-    span_question.spec.name = cache.key + "_span";
+    span_question.spec.name = key + "_span";
     cache.line = measure_line(runner, span_question, {32, 64, 128, 256, 512},
                               analysis::StrideSpan{128, cache.size_bytes()});
     progress.done(cache.line.line ? std::to_string(cache.line.line->line_bytes) + " B" : "not found");
 
     progress.step(label + " fetch granularity (first touch)");
-    cache.sector = measure_fetch_granularity(runner, row.path, plan.fresh_offset, cache.key + "_first_touch").granularity;
+    cache.sector = measure_fetch_granularity(runner, row.path, plan.fresh_offset, key + "_first_touch").granularity;
     cache.sector_method = "first touch every 8 B of data resident in L2: distance between misses";
     progress.done(cache.sector ? std::to_string(cache.sector->bytes) + " B" : "not found");
 
     progress.step(label + " hit and miss latency");
-    const SweepSpec latency{.name = cache.key + "_latency",
+    const SweepSpec latency{.name = key + "_latency",
                             .path = row.path,
                             .stride_bytes = 128,
                             .carveout_percent = plan.carveout_percent,
@@ -120,7 +120,7 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
                             .min_timed_steps = 4096};
     cache.hit = measure_latency(runner, latency, 16 * KiB);
     SweepSpec miss = latency;
-    miss.name = cache.key + "_miss_latency";
+    miss.name = key + "_miss_latency";
     cache.miss = measure_latency(runner, miss, plan.miss_bytes);
     cache.miss_level = "near L2";
     progress.done(cycles(cache.hit.summary) + ", miss " + cycles(cache.miss->summary));
@@ -134,9 +134,8 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
 std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress& progress) {
     const std::uint64_t capacity = runner.engine().ring_capacity(LoadPath::constant);
     CacheResult l1, l15;
-    l1.key = "constant_l1";
-    l15.key = "constant_l15";
-    l1.path = l15.path = LoadPath::constant;
+    l1.row = &kConstantL1;
+    l15.row = &kConstantL15;
 
     // First touches before any ring has brought this part of the array near the SM.
     progress.step("constant L1.5 fetch granularity (first touch)");
@@ -154,7 +153,7 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     progress.step("constant L1 size");
     l1.size = measure_capacity(runner, l1_question);
     l1.size_method = kSizeMethod + ", ld.const, stride 64 B";
-    progress.done(l1.size.found ? kib(l1.size_bytes()) : "not found");
+    progress.done(l1.size.found ? bytes_text(l1.size_bytes()) : "not found");
 
     progress.step("constant L1 line (capacity span per stride)");
     CapacityQuestion span_question = l1_question;
@@ -196,7 +195,7 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     l15.size = measure_capacity(runner, l15_question);
     l15.size_is_lower_bound = !l15.size.found;
     l15.size_method = kSizeMethod + ", ld.const, stride 64 B, beyond the constant L1";
-    progress.done(l15.size.found ? kib(l15.size_bytes()) : "at least " + kib(l15.size_bytes()) + " (64 KiB limit)");
+    progress.done(l15.size.found ? bytes_text(l15.size_bytes()) : "at least " + bytes_text(l15.size_bytes()) + " (64 KiB limit)");
 
     progress.step("constant L1 instances per SM");
     measure_instances(runner, l1);
@@ -222,52 +221,49 @@ std::vector<SharingResult> measure_sharing(SweepRunner& runner, const std::vecto
             const RingUse victim = victim_ring(a_is_victim ? a : b);
             const RingUse other = other_ring(a_is_victim ? b : a, victim, 0);
             if (!fits_path(runner, other)) continue;
-            progress.step("shared storage: " + a.key + " / " + b.key);
-            const auto answer = measure_eviction(runner, victim, other, carveout_percent, "sharing_" + a.key + "_" + b.key);
-            results.push_back({a.key, b.key, answer.decision});
+            const std::string a_key(a.key()), b_key(b.key());
+            progress.step("shared storage: " + a_key + " / " + b_key);
+            const auto answer = measure_eviction(runner, victim, other, carveout_percent, "sharing_" + a_key + "_" + b_key);
+            results.push_back({a.key(), b.key(), answer.decision});
             progress.done(answer.decision.evicted ? "same storage" : "separate");
         }
     }
     return results;
 }
 
-Json cache_entry(const CacheResult& cache, const std::vector<SharingResult>* sharing, double clock_khz,
-                 bool cross_checked) {
-    Json e = Json::object();
-    if (cache.size_is_lower_bound)
-        e["size_bytes"] = profile::lower_bound(double(cache.size_bytes()), "bytes", cache.size_method,
-                                               "every footprint the path can hold fit: the " + kib(cache.size_bytes()) +
-                                                   " of __constant__ data one module may declare");
-    else
-        e["size_bytes"] = size_entry(cache.size, cache.size_method, cross_checked);
-    if (cache.carveout_percent >= 0) e["carveout_percent"] = cache.carveout_percent;
-    e["line_bytes"] = line_entry(cache.line.line, cache.line.spans,
-                                 "capacity span at several strides: largest stride whose span equals the smallest "
-                                 "stride's");
-    e["sector_bytes"] = granularity_entry(cache.sector, cache.sector_method);
-    const std::string path(kernels::to_string(cache.path));
-    e["latency_cycles"] = latency_entry(cache.hit.summary, cache.hit.footprint_bytes, clock_khz,
-                                        path + " pointer chase inside the cache, timer overhead subtracted");
-    if (cache.miss) {
-        e["miss_latency_cycles"] = latency_entry(cache.miss->summary, cache.miss->footprint_bytes, clock_khz,
-                                                 path + " pointer chase served by " + cache.miss_level);
-        e["miss_penalty_cycles"] = penalty_entry(cache.hit.summary, cache.miss->summary,
-                                                 "miss latency (" + cache.miss_level + ") minus hit latency, medians");
+std::vector<std::pair<model::QuantityId, model::Result>> cache_results(const CacheResult& cache,
+                                                                       double timer_uncertainty) {
+    const CacheQuantities& q = cache.row->quantities;
+    const std::string path(kernels::to_string(cache.path()));
+    std::vector<std::pair<model::QuantityId, model::Result>> out;
+    if (cache.size_is_lower_bound) {
+        model::Estimate bound{.value = double(cache.size_bytes()), .method = cache.size_method, .lower_bound = true,
+                              .bound_reason = "every footprint the path can hold fit: the " + bytes_text(cache.size_bytes()) +
+                                              " of __constant__ data one module may declare"};
+        bound.confidence = 1;
+        out.emplace_back(q.size, bound);
     } else {
-        e["miss_penalty_cycles"] = profile::unmeasured("cycles", "no miss ring for this level");
+        out.emplace_back(q.size, size_result(cache.size, cache.size_method));
     }
-    e["per_sm"] = cache.instance_tests.empty()
-                      ? profile::unmeasured("instances", "needs a measured size that leaves room for two rings")
-                      : per_sm_entry(cache.per_sm, cache.instance_tests, kInstanceMethod);
-    if (!sharing) return e;  // the sharing stage did not run: say nothing about it
-    Json shared_with = Json::array();
-    for (const auto& s : *sharing) {
-        if (!s.decision.evicted) continue;
-        if (s.a == cache.key) shared_with.push_back(s.b);
-        if (s.b == cache.key) shared_with.push_back(s.a);
+    if (q.line != kNoQuantity)
+        out.emplace_back(q.line, line_result(cache.line.line, cache.line.spans,
+                                             "capacity span at several strides: largest stride whose span equals the "
+                                             "smallest stride's"));
+    out.emplace_back(q.sector, granularity_result(cache.sector, cache.sector_method));
+    const auto hit = latency_result(cache.hit.summary, cache.hit.samples, cache.hit.footprint_bytes, timer_uncertainty,
+                                    path + " pointer chase inside the cache, timer overhead subtracted");
+    out.emplace_back(q.latency, hit);
+    if (cache.miss) {
+        const auto miss = latency_result(cache.miss->summary, cache.miss->samples, cache.miss->footprint_bytes,
+                                         timer_uncertainty, path + " pointer chase served by " + cache.miss_level);
+        if (q.miss_latency != kNoQuantity) out.emplace_back(q.miss_latency, miss);
+        out.emplace_back(q.miss_penalty,
+                         penalty_result(hit, miss, "miss latency (" + cache.miss_level + ") minus hit latency, medians"));
+    } else {
+        out.emplace_back(q.miss_penalty, model::unmeasured("no miss ring for this level"));
     }
-    e["shared_with"] = shared_with;
-    return e;
+    if (q.per_sm != kNoQuantity) out.emplace_back(q.per_sm, per_sm_result(cache.per_sm, cache.instance_tests, kInstanceMethod));
+    return out;
 }
 
 }  // namespace gpu_topology::benchmarks

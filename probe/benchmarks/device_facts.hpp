@@ -1,6 +1,8 @@
 #pragma once
 // What the CUDA runtime reports about a device: identity and the API's cache
-// and memory figures. Measured values are compared against these.
+// and memory figures. Measured values are compared against these. Plain data:
+// kernels::find_device fills it from the runtime, a recorded engine log from
+// its first lines.
 #include <cstdint>
 #include <string>
 
@@ -24,9 +26,8 @@ struct DeviceFacts {
     std::int64_t constant_bytes = 0;
     std::int64_t global_bytes = 0;
     std::int64_t max_threads_per_sm = 0;
+    std::int64_t max_blocks_per_sm = 0;
     std::int64_t registers_per_sm = 0;
-    bool global_l1_cache_supported = false;
-    bool local_l1_cache_supported = false;
 };
 
 // Outcome of looking for a device: a missing driver, no device, or an
@@ -36,7 +37,5 @@ struct DeviceLookup {
     std::string reason;  // why not, when !found
     DeviceFacts facts;
 };
-
-DeviceLookup find_device(int index);
 
 }  // namespace gpu_topology::benchmarks

@@ -11,16 +11,6 @@ namespace {
 
 using kernels::LoadPath;
 
-std::vector<std::uint64_t> geometric(std::uint64_t from, std::uint64_t to, int steps_per_doubling,
-                                     std::uint64_t align) {
-    std::vector<std::uint64_t> sizes;
-    for (double s = double(from); s <= double(to) * 1.0001; s *= std::pow(2.0, 1.0 / steps_per_doubling)) {
-        auto v = (static_cast<std::uint64_t>(s) / align) * align;
-        if (sizes.empty() || v > sizes.back()) sizes.push_back(v);
-    }
-    return sizes;
-}
-
 std::vector<std::uint64_t> linear(std::uint64_t from, std::uint64_t to, std::uint64_t step) {
     std::vector<std::uint64_t> sizes;
     for (auto s = from; s <= to; s += step) sizes.push_back(s);

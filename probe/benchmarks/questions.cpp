@@ -18,9 +18,10 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     estimate.trace.name = q.spec.name;
     estimate.trace.meta["path"] = std::string(kernels::to_string(q.spec.path));
     estimate.trace.meta["stride_bytes"] = std::to_string(q.spec.stride_bytes);
-    estimate.trace.meta["order"] = q.spec.order == Order::random ? "random" : "sequential";
+    estimate.trace.meta["order"] = std::string(to_string(q.spec.order));
     estimate.trace.meta["carveout_percent"] = std::to_string(q.spec.carveout_percent);
-    estimate.trace.meta["overhead_cycles"] = std::to_string(runner.overhead_cycles());
+    estimate.trace.meta["overhead_cycles"] = std::to_string(runner.overhead().cycles);
+    if (q.spec.threads_per_block) estimate.trace.meta["threads_per_block"] = std::to_string(q.spec.threads_per_block);
     estimate.trace.meta["capacity_bytes"] = std::to_string(estimate.capacity_bytes);
     runner.record(estimate.trace);
     return estimate;
@@ -51,14 +52,14 @@ LineAnswer measure_line(SweepRunner& runner, const CapacityQuestion& base, const
     return answer;
 }
 
-BandwidthAnswer measure_read_bandwidth(kernels::ChaseEngine& engine, std::size_t offset, std::size_t bytes,
-                                       unsigned passes, unsigned repeats) {
-    engine.time_stream(offset, bytes, passes);  // brings a region that fits into L2, and the clocks up
+BandwidthAnswer measure_read_bandwidth(kernels::Engine& engine, const kernels::ReadRequest& request,
+                                       std::uint32_t sm_count, unsigned repeats) {
+    engine.time_read(request);
+    const double bytes = double(kernels::bytes_read(request, sm_count));
     std::vector<double> rates;
-    for (unsigned i = 0; i < repeats; ++i)
-        rates.push_back(double(bytes) * passes / engine.time_stream(offset, bytes, passes));
+    for (unsigned i = 0; i < repeats; ++i) rates.push_back(bytes / engine.time_read(request));
     const double median = analysis::median(rates);
-    return {std::move(rates), median, bytes, passes};
+    return {std::move(rates), median, request};
 }
 
 namespace {
@@ -104,7 +105,8 @@ GranularityAnswer measure_fetch_granularity(SweepRunner& runner, kernels::LoadPa
 
 LatencyAnswer measure_latency(SweepRunner& runner, SweepSpec spec, std::uint64_t footprint_bytes) {
     const auto sweep = runner.run(spec, {footprint_bytes});
-    return {analysis::summarize(sweep.points.front().cycles), sweep.points.front().footprint_bytes};
+    const auto& point = sweep.points.front();
+    return {analysis::summarize(point.cycles), point.cycles, point.footprint_bytes};
 }
 
 LatencyAnswer measure_cold_latency(SweepRunner& runner, kernels::LoadPath path, std::size_t offset,
@@ -115,7 +117,8 @@ LatencyAnswer measure_cold_latency(SweepRunner& runner, kernels::LoadPath path, 
         engine.chase({.path = path, .ring = ring, .warm_passes = 0, .timed_steps = elements, .max_samples = elements});
     const auto sweep =
         runner.single_point_sweep(name, cold_meta(path, stride_bytes), runner.point_from(result, ring.footprint_bytes()));
-    return {analysis::summarize(sweep.points.front().cycles), ring.footprint_bytes()};
+    const auto& point = sweep.points.front();
+    return {analysis::summarize(point.cycles), point.cycles, ring.footprint_bytes()};
 }
 
 EvictionAnswer measure_eviction(SweepRunner& runner, const RingUse& victim, const RingUse& other,

@@ -42,26 +42,26 @@ GranularityAnswer measure_fetch_granularity(SweepRunner& runner, kernels::LoadPa
                                             const std::string& name, std::size_t evict_offset = 0,
                                             std::size_t evict_bytes = 0);
 
+// The latency of one ring, and its samples (for the result's confidence).
 struct LatencyAnswer {
     analysis::LatencySummary summary;
+    std::vector<double> samples;
     std::uint64_t footprint_bytes = 0;
 };
 LatencyAnswer measure_latency(SweepRunner& runner, SweepSpec spec, std::uint64_t footprint_bytes);
-// One cold pass over a fresh ring whose stride exceeds the line: every load
-// misses the level in front of `path` (a first touch).
-// Read bandwidth of every SM together: `passes` reads of `bytes` from `offset`
-// through L2, timed `repeats` times after one untimed run. Which level it
-// measures is the region's choice: one that fits L2 stays there after the first
-// pass; one several times L2 streams from DRAM.
+
+// Read bandwidth of every SM together: `request` timed `repeats` times after
+// one untimed run (which brings a region that fits L2 into it, and the clocks up).
 struct BandwidthAnswer {
     std::vector<double> bytes_per_s;  // one per repeat
     double median = 0;
-    std::uint64_t region_bytes = 0;
-    unsigned passes = 0;
+    kernels::ReadRequest request;
 };
-BandwidthAnswer measure_read_bandwidth(kernels::ChaseEngine& engine, std::size_t offset, std::size_t bytes,
-                                       unsigned passes, unsigned repeats = 5);
+BandwidthAnswer measure_read_bandwidth(kernels::Engine& engine, const kernels::ReadRequest& request,
+                                       std::uint32_t sm_count, unsigned repeats = 5);
 
+// One cold pass over a fresh ring whose stride exceeds the line: every load
+// misses the level in front of `path` (a first touch).
 LatencyAnswer measure_cold_latency(SweepRunner& runner, kernels::LoadPath path, std::size_t offset,
                                    std::uint32_t elements, std::uint32_t stride_bytes, const std::string& name);
 

@@ -1,9 +1,9 @@
 #include "sweep_runner.hpp"
 
-#include "../analysis/statistics.hpp"
 #include "../profile/sweep_csv.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace gpu_topology::benchmarks {
@@ -11,21 +11,38 @@ namespace gpu_topology::benchmarks {
 using kernels::ChaseRequest;
 using kernels::LoadPath;
 
-SweepRunner::SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace)
+std::vector<std::uint64_t> geometric(std::uint64_t from, std::uint64_t to, int per_doubling, std::uint64_t align) {
+    std::vector<std::uint64_t> sizes;
+    for (double s = double(from); s <= double(to) * 1.0001; s *= std::pow(2.0, 1.0 / per_doubling)) {
+        const auto v = static_cast<std::uint64_t>(s) / align * align;
+        if (sizes.empty() || v > sizes.back()) sizes.push_back(v);
+    }
+    return sizes;
+}
+
+std::string_view to_string(Order order) { return order == Order::random ? "random" : "sequential"; }
+
+SweepRunner::SweepRunner(kernels::Engine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace)
     : engine_(engine), raw_dir_(std::move(raw_dir)), pace_(pace) {}
 
-
-double SweepRunner::calibrate_overhead() {
+const TimerOverhead& SweepRunner::calibrate_overhead(unsigned launches) {
     ChaseRequest request;
     request.path = LoadPath::none;
     request.ring = kernels::Ring{.encoding = kernels::RingEncoding::none, .elements = 1, .stride_bytes = 8};
     request.warm_passes = 0;
-    request.timed_steps = 4096;
-    request.max_samples = 4096;
-    const auto result = engine_.chase(request);
-    std::vector<double> samples(result.cycles.begin(), result.cycles.end());
-    overhead_cycles_ = analysis::median(samples);
-    return overhead_cycles_;
+    request.timed_steps = 1024;
+    request.max_samples = 1024;
+    // One launch's median has moved between 2 and 7 cycles from run to run:
+    // several launches, and the median of their medians, with its spread.
+    std::vector<double> medians;
+    for (unsigned i = 0; i < std::max(1u, launches); ++i) {
+        const auto result = engine_.chase(request);
+        std::vector<double> samples(result.cycles.begin(), result.cycles.end());
+        medians.push_back(analysis::median(samples));
+    }
+    overhead_.across_launches = analysis::summarize(medians);
+    overhead_.cycles = overhead_.across_launches.p50;
+    return overhead_;
 }
 
 analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t footprint_bytes) {
@@ -39,6 +56,7 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.path = spec.path;
     request.warm_passes = spec.warm_passes;
     request.carveout_percent = spec.carveout_percent;
+    request.threads_per_block = spec.threads_per_block;
     request.ring = spec.order == Order::random
                        ? engine_.link_random(spec.path, 0, elements, spec.stride_bytes, seed_++)
                        : engine_.link_sequential(spec.path, 0, elements, spec.stride_bytes);
@@ -63,7 +81,7 @@ analysis::SweepPoint SweepRunner::point_from(const kernels::ChaseResult& result,
     analysis::SweepPoint point;
     point.footprint_bytes = footprint_bytes;
     point.cycles.reserve(result.cycles.size());
-    for (auto c : result.cycles) point.cycles.push_back(double(c) - overhead_cycles_);
+    for (auto c : result.cycles) point.cycles.push_back(double(c) - overhead_.cycles);
     return point;
 }
 
@@ -72,7 +90,7 @@ analysis::Sweep SweepRunner::single_point_sweep(const std::string& name, const s
     analysis::Sweep sweep;
     sweep.name = name;
     sweep.meta = meta;
-    sweep.meta["overhead_cycles"] = std::to_string(overhead_cycles_);
+    sweep.meta["overhead_cycles"] = std::to_string(overhead_.cycles);
     sweep.points.push_back(std::move(point));
     record(sweep);
     return sweep;
@@ -83,10 +101,10 @@ analysis::Sweep SweepRunner::run(const SweepSpec& spec, const std::vector<std::u
     sweep.name = spec.name;
     sweep.meta["path"] = std::string(kernels::to_string(spec.path));
     sweep.meta["stride_bytes"] = std::to_string(spec.stride_bytes);
-    sweep.meta["order"] = spec.order == Order::random ? "random" : "sequential";
+    sweep.meta["order"] = std::string(to_string(spec.order));
     sweep.meta["carveout_percent"] = std::to_string(spec.carveout_percent);
     sweep.meta["warm_passes"] = std::to_string(spec.warm_passes);
-    sweep.meta["overhead_cycles"] = std::to_string(overhead_cycles_);
+    sweep.meta["overhead_cycles"] = std::to_string(overhead_.cycles);
     for (auto footprint : footprints) {
         auto point = measure(spec, footprint);
         if (!sweep.points.empty() && point.footprint_bytes <= sweep.points.back().footprint_bytes) continue;
@@ -102,12 +120,6 @@ void SweepRunner::record(const analysis::Sweep& sweep) const {
 
 double SweepRunner::measured_clock_khz() const {
     return clock_ns_ == 0 ? 0.0 : double(clock_cycles_) / double(clock_ns_) * 1e6;
-}
-
-std::string describe(const SweepSpec& spec) {
-    return std::string(kernels::to_string(spec.path)) + " stride " + std::to_string(spec.stride_bytes) + " B, " +
-           (spec.order == Order::random ? "random" : "sequential") + " order, carveout " +
-           (spec.carveout_percent < 0 ? std::string("default") : std::to_string(spec.carveout_percent) + "%");
 }
 
 }  // namespace gpu_topology::benchmarks

@@ -4,8 +4,9 @@
 // Every size/line/latency benchmark measures through this class, which also
 // subtracts the measured timer overhead, accounts the SM clock seen during the
 // chases, and writes each sweep to the raw directory when one is given.
+#include "../analysis/statistics.hpp"
 #include "../analysis/sweep.hpp"
-#include "../kernels/pchase.hpp"
+#include "../kernels/engine.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -17,15 +18,17 @@
 namespace gpu_topology::benchmarks {
 
 enum class Order { sequential, random };
+std::string_view to_string(Order order);
 
 // How each footprint is measured.
 //  careful: lane 0 chases every warm pass and times one full pass (the thesis' method);
 //           a 150 MiB ring costs about a second.
 //  fast:    rings longer than kTimedWindow elements are warmed by the whole block in address
 //           order when sequential (Warming::fill) and, unless the spec asks for the whole pass
-//           (capacity searches do), time only the first kTimedWindow loads of the pass. Shorter rings are measured exactly as in the careful pace: they cost
-//           little, and they are where L1 is sized, whose split under the default carveout
-//           the driver chooses by the block's size (a 512-thread filling block gets a larger L1).
+//           (capacity searches do), time only the first kTimedWindow loads of the pass. Shorter
+//           rings are measured exactly as in the careful pace: they cost little, and they are
+//           where L1 is sized, whose split under the default carveout the driver chooses by the
+//           block's size (a 512-thread filling block gets a larger L1).
 //           docs/measurements/2026-11-22-h200-speed.md compares the two paces.
 enum class Pace { fast, careful };
 inline constexpr std::uint32_t kTimedWindow = 16384;
@@ -43,17 +46,29 @@ struct SweepSpec {
     // it: near the capacity, which lines miss depends on their place in the ring
     // (on the H200's L2 a window at the ring's start missed a 1.5 MiB overflow).
     bool whole_pass = false;
+    std::uint32_t threads_per_block = 0;  // the launch shape (0: the fewest the chase needs)
 };
+
+// The timer overhead (clock pair + dependent store) subtracted from every
+// sample: the median of several calibration launches, and their spread.
+struct TimerOverhead {
+    double cycles = 0;
+    analysis::LatencySummary across_launches;  // of the launches' medians
+    double uncertainty() const { return (across_launches.p95 - across_launches.p05) / 2; }
+};
+
+// Footprints from `from` to `to`, `per_doubling` per factor of two, multiples of `align`.
+std::vector<std::uint64_t> geometric(std::uint64_t from, std::uint64_t to, int per_doubling, std::uint64_t align);
 
 class SweepRunner {
 public:
-    SweepRunner(kernels::ChaseEngine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace = Pace::fast);
-    Pace pace() const { return pace_; }
+    SweepRunner(kernels::Engine& engine, std::optional<std::filesystem::path> raw_dir, Pace pace = Pace::fast);
 
-    // Measures the timer overhead (clock pair + dependent store) that every
-    // later sample has subtracted. Call once, after the clock is warm.
-    double calibrate_overhead();
-    double overhead_cycles() const { return overhead_cycles_; }
+    // Measures the timer overhead that every later sample has subtracted:
+    // `launches` launches of 1024 timed empty steps, the median of their
+    // medians. Call once, after the clock is warm.
+    const TimerOverhead& calibrate_overhead(unsigned launches = 9);
+    const TimerOverhead& overhead() const { return overhead_; }
 
     analysis::SweepPoint measure(const SweepSpec& spec, std::uint64_t footprint_bytes);
     analysis::Sweep run(const SweepSpec& spec, const std::vector<std::uint64_t>& footprints);
@@ -69,22 +84,19 @@ public:
 
     // SM clock over all chases so far: cycles counted / nanoseconds elapsed.
     double measured_clock_khz() const;
-    // Total accesses timed so far and the points measured (for reports).
     std::uint64_t points_measured() const { return points_; }
 
-    kernels::ChaseEngine& engine() { return engine_; }
+    kernels::Engine& engine() { return engine_; }
 
 private:
-    kernels::ChaseEngine& engine_;
+    kernels::Engine& engine_;
     std::optional<std::filesystem::path> raw_dir_;
     Pace pace_;
-    double overhead_cycles_ = 0;
+    TimerOverhead overhead_;
     std::uint64_t clock_cycles_ = 0;
     std::uint64_t clock_ns_ = 0;
     std::uint64_t points_ = 0;
     std::uint64_t seed_ = 0x9e3779b97f4a7c15ull;
 };
-
-std::string describe(const SweepSpec& spec);
 
 }  // namespace gpu_topology::benchmarks

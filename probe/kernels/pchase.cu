@@ -1,13 +1,20 @@
+// The CUDA implementation of kernels::Engine: the pointer-chase program
+// kernel, the ring linker, the streaming kernel and the resources they use.
 #include "cuda_check.hpp"
+#include "cuda_engine.hpp"
+#include "cuda_event.hpp"
 #include "device_buffer.hpp"
-#include "pchase.hpp"
+#include "read_kernels.hpp"
 
 #include <algorithm>
+#include <array>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace gpu_topology::kernels {
 namespace {
@@ -26,12 +33,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
     return t;
-}
-
-__device__ __forceinline__ unsigned sm_id() {
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
 }
 
 // One dependent load per path. `asm volatile` keeps the compiler from merging,
@@ -112,7 +113,7 @@ struct ProgramArgs {
     unsigned record_every;
     unsigned max_samples;
     unsigned* samples;
-    unsigned long long* stats;  // [0] cycles, [1] ns, [2] SM id, [3] sink
+    unsigned long long* stats;  // [0] cycles, [1] ns, [2] unused, [3] sink
 };
 
 // Fine-grained pointer chase (Mei & Chu): each load is bracketed by two clock
@@ -140,10 +141,15 @@ __device__ __forceinline__ unsigned long long timed_walk(unsigned long long curs
     const unsigned long long ns_end = global_ns();
     args.stats[0] = static_cast<unsigned long long>(cycles_end - cycles_begin);
     args.stats[1] = ns_end - ns_begin;
-    args.stats[2] = sm_id();
     return cursor;
 }
 
+// One instance per launch configuration (slot): the driver applied a changed
+// carveout preference to a function it had already launched only partly (on
+// the H200 every non-zero preference then gave the max-shared split), so each
+// carveout gets a function of its own whose attribute is set once, before its
+// first launch (docs/l1-effective-capacity.md).
+template <int Slot>
 __global__ void program_kernel(ProgramArgs args) {
     extern __shared__ unsigned shared_ring[];
     __shared__ volatile unsigned dependency_slot;
@@ -207,30 +213,6 @@ __global__ void constant_base_kernel(unsigned long long* out) {
     *out = address;
 }
 
-// 16-byte loads, consecutive across a warp: every load instruction reads whole lines.
-__global__ void stream_kernel(const ulonglong2* data, size_t pairs, unsigned passes, unsigned long long* sink) {
-    unsigned long long sum = 0;
-    const size_t step = size_t(gridDim.x) * blockDim.x;
-    for (unsigned pass = 0; pass < passes; ++pass)
-        for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pairs; i += step) {
-            const ulonglong2 v = __ldcg(data + i);
-            sum += v.x ^ v.y;
-        }
-    if (sum == 0x5a5a5a5a5a5a5a5aull) *sink = sum;  // practically never: defeats dead-code removal
-}
-
-class Event {
-public:
-    Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
-    ~Event() { cudaEventDestroy(event_); }  // cannot throw from a destructor
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return event_; }
-
-private:
-    cudaEvent_t event_{};
-};
-
 __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* sink) {
     const unsigned long long end = global_ns() + duration_ns;
     unsigned long long spins = 0;
@@ -269,89 +251,14 @@ private:
     std::size_t texels_ = 0;
 };
 
-}  // namespace
-
-struct ChaseEngine::Impl {
-    int device = 0;
-    int sm_count = 0;
-    std::size_t shared_optin_bytes = 0;  // dynamic shared memory one block may opt in to
-    DeviceBuffer<unsigned char> buffer;
-    DeviceBuffer<unsigned> samples;
-    DeviceBuffer<unsigned long long> stats{4};
-    DeviceBuffer<unsigned> order;  // random ring permutation, grown on demand
-    TextureObject texture;         // over the buffer, as 8-byte texels
-    unsigned long long constant_base = 0;
-
-    // Reads `bytes` from `offset` `passes` times with every SM (stream_kernel).
-    void stream(std::size_t offset, std::size_t bytes, unsigned passes) {
-        if (offset % 16 != 0 || offset + bytes > buffer.bytes())
-            throw std::invalid_argument("streamed region is misaligned or exceeds the buffer");
-        stream_kernel<<<sm_count * 4, 512>>>(reinterpret_cast<const ulonglong2*>(buffer.get() + offset), bytes / 16,
-                                             passes, stats.get());
-        check_launch("stream_kernel");
-    }
-    // Launches the program; records `max_samples` of the `timed_steps` loads, evenly spaced.
-    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t timed_steps, std::uint32_t max_samples);
-    // Links a ring for `path`, in address order when `order` is empty, else in that order.
-    Ring link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
-              const std::vector<unsigned>& order);
-
-    // The cursor value of a ring's first element, in the ring's encoding.
-    unsigned long long start_of(const Ring& ring) const {
-        switch (ring.encoding) {
-            case RingEncoding::constant_address: return constant_base + ring.first_byte;
-            case RingEncoding::texel_index: return ring.first_byte / 8;
-            case RingEncoding::global_address:
-                return reinterpret_cast<unsigned long long>(buffer.get() + ring.first_byte);
-            case RingEncoding::shared_address:  // the kernel starts at its shared ring's base
-            case RingEncoding::none: break;
-        }
-        return 0;
-    }
-};
-
-ChaseEngine::ChaseEngine(int device, std::size_t buffer_bytes) : impl_(std::make_unique<Impl>()) {
-    check(cudaSetDevice(device), "cudaSetDevice");
-    impl_->device = device;
-    check(cudaDeviceGetAttribute(&impl_->sm_count, cudaDevAttrMultiProcessorCount, device),
-          "cudaDeviceGetAttribute(MultiProcessorCount)");
-    int optin = 0;
-    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-          "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, program_kernel), "cudaFuncGetAttributes(program_kernel)");
-    // Dynamic shared memory may use what the opt-in limit leaves beside the kernel's static shared memory.
-    impl_->shared_optin_bytes = static_cast<std::size_t>(optin) - attributes.sharedSizeBytes;
-    impl_->buffer = DeviceBuffer<unsigned char>(buffer_bytes);
-    check(cudaMemset(impl_->buffer.get(), 0, buffer_bytes), "cudaMemset(ring buffer)");
-
-    int max_texels = 0;
-    check(cudaDeviceGetAttribute(&max_texels, cudaDevAttrMaxTexture1DLinearWidth, device),
-          "cudaDeviceGetAttribute(MaxTexture1DLinearWidth)");
-    impl_->texture = TextureObject(impl_->buffer.get(), std::min<std::size_t>(buffer_bytes / 8, std::size_t(max_texels)));
-
-    constant_base_kernel<<<1, 1>>>(impl_->stats.get());
-    check_launch("constant_base_kernel");
-    check(cudaMemcpy(&impl_->constant_base, impl_->stats.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(constant base)");
+// The program kernel's instances, one per slot (see program_kernel).
+constexpr int kSlots = 24;
+using ProgramKernel = void (*)(ProgramArgs);
+template <int... Slots>
+constexpr std::array<ProgramKernel, sizeof...(Slots)> program_kernels(std::integer_sequence<int, Slots...>) {
+    return {&program_kernel<Slots>...};
 }
-
-ChaseEngine::~ChaseEngine() = default;
-
-std::size_t ChaseEngine::buffer_bytes() const { return impl_->buffer.bytes(); }
-
-std::size_t ChaseEngine::ring_capacity(LoadPath path) const {
-    switch (encoding_of(path)) {
-        case RingEncoding::global_address: return impl_->buffer.bytes();
-        case RingEncoding::texel_index: return impl_->texture.texels() * 8;
-        case RingEncoding::constant_address: return sizeof(constant_ring);
-        case RingEncoding::shared_address: return impl_->shared_optin_bytes;
-        case RingEncoding::none: return 0;
-    }
-    return 0;
-}
-
-namespace {
+constexpr auto kProgramKernels = program_kernels(std::make_integer_sequence<int, kSlots>{});
 
 void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
                      std::size_t capacity) {
@@ -363,10 +270,110 @@ void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, 
                                     " exceeds the " + std::to_string(capacity) + " B this path can hold");
 }
 
-}  // namespace
+void check_encoding(LoadPath path, const Ring& ring) {
+    if (path != LoadPath::none && encoding_of(path) != ring.encoding)
+        throw std::invalid_argument("a ring linked for another load path cannot be chased through " +
+                                    std::string(to_string(path)));
+}
 
-Ring ChaseEngine::Impl::link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
-                             const std::vector<unsigned>& order) {
+// Selects the device before anything is allocated on it: every resource of
+// the engine below lives on that device.
+int select(int device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    return device;
+}
+
+class CudaEngine final : public Engine {
+public:
+    CudaEngine(int device, std::size_t buffer_bytes);
+
+    std::size_t buffer_bytes() const override { return buffer_.bytes(); }
+    std::size_t ring_capacity(LoadPath path) const override;
+    Ring link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes) override;
+    Ring link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+                     std::uint64_t seed) override;
+    ChaseResult chase(const ChaseRequest& request) override;
+    ChaseResult chase_after(const ChaseRequest& victim, const Disturbance& other) override;
+    void stream_l2(std::size_t offset, std::size_t bytes) override;
+    double time_read(const ReadRequest& request) override;
+    double time_reference_work() override;
+    LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    void warm_up(double milliseconds) override;
+
+private:
+    // Launches the program; records `max_samples` of the `timed_steps` loads, evenly spaced.
+    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t threads_per_block, std::uint32_t timed_steps,
+                    std::uint32_t max_samples);
+    // The program kernel instance for a carveout and a dynamic shared-memory
+    // limit; its attributes are set once, before its first launch.
+    ProgramKernel kernel_for(int carveout_percent, std::size_t dynamic_shared);
+    // Links a ring for `path`, in address order when `order` is empty, else in that order.
+    Ring link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+              const std::vector<unsigned>& order);
+    // The cursor value of a ring's first element, in the ring's encoding.
+    unsigned long long start_of(const Ring& ring) const;
+
+    int device_;
+    int sm_count_ = 0;
+    std::size_t shared_optin_bytes_ = 0;  // dynamic shared memory one block may opt in to
+    DeviceBuffer<unsigned char> buffer_;
+    DeviceBuffer<unsigned> samples_;
+    DeviceBuffer<unsigned long long> stats_;
+    DeviceBuffer<unsigned> order_;  // random ring permutation, grown on demand
+    TextureObject texture_;         // over the buffer, as 8-byte texels
+    unsigned long long constant_base_ = 0;
+    // (carveout, dynamic shared limit) of each slot in use.
+    std::vector<std::pair<int, std::size_t>> slots_;
+};
+
+CudaEngine::CudaEngine(int device, std::size_t buffer_bytes)
+    : device_(select(device)), buffer_(buffer_bytes), stats_(4) {
+    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_),
+          "cudaDeviceGetAttribute(MultiProcessorCount)");
+    int optin = 0;
+    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_),
+          "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kProgramKernels[0]), "cudaFuncGetAttributes(program_kernel)");
+    // Dynamic shared memory may use what the opt-in limit leaves beside the kernel's static shared memory.
+    shared_optin_bytes_ = static_cast<std::size_t>(optin) - attributes.sharedSizeBytes;
+    check(cudaMemset(buffer_.get(), 0, buffer_bytes), "cudaMemset(ring buffer)");
+
+    int max_texels = 0;
+    check(cudaDeviceGetAttribute(&max_texels, cudaDevAttrMaxTexture1DLinearWidth, device_),
+          "cudaDeviceGetAttribute(MaxTexture1DLinearWidth)");
+    texture_ = TextureObject(buffer_.get(), std::min<std::size_t>(buffer_bytes / 8, std::size_t(max_texels)));
+
+    constant_base_kernel<<<1, 1>>>(stats_.get());
+    check_launch("constant_base_kernel");
+    check(cudaMemcpy(&constant_base_, stats_.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+          "cudaMemcpy(constant base)");
+}
+
+std::size_t CudaEngine::ring_capacity(LoadPath path) const {
+    switch (encoding_of(path)) {
+        case RingEncoding::global_address: return buffer_.bytes();
+        case RingEncoding::texel_index: return texture_.texels() * 8;
+        case RingEncoding::constant_address: return sizeof(constant_ring);
+        case RingEncoding::shared_address: return shared_optin_bytes_;
+        case RingEncoding::none: return 0;
+    }
+    return 0;
+}
+
+unsigned long long CudaEngine::start_of(const Ring& ring) const {
+    switch (ring.encoding) {
+        case RingEncoding::constant_address: return constant_base_ + ring.first_byte;
+        case RingEncoding::texel_index: return ring.first_byte / 8;
+        case RingEncoding::global_address: return reinterpret_cast<unsigned long long>(buffer_.get() + ring.first_byte);
+        case RingEncoding::shared_address:  // the kernel starts at its shared ring's base
+        case RingEncoding::none: break;
+    }
+    return 0;
+}
+
+Ring CudaEngine::link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+                      const std::vector<unsigned>& order) {
     const RingEncoding encoding = encoding_of(path);
     const auto position = [&](std::uint32_t i) -> std::size_t { return order.empty() ? i : order[i]; };
     const Ring ring{encoding, offset, offset + position(0) * stride_bytes, elements, stride_bytes, order.empty()};
@@ -375,39 +382,38 @@ Ring ChaseEngine::Impl::link(LoadPath path, std::size_t offset, std::uint32_t el
         // Constant memory is written from the host; 64 KiB at most.
         std::vector<unsigned long long> words(ring.footprint_bytes() / 8, 0);
         for (std::uint32_t i = 0; i < elements; ++i)
-            words[position(i) * stride_bytes / 8] = constant_base + offset + position((i + 1) % elements) * stride_bytes;
+            words[position(i) * stride_bytes / 8] = constant_base_ + offset + position((i + 1) % elements) * stride_bytes;
         check(cudaMemcpyToSymbol(constant_ring, words.data(), words.size() * 8, offset), "cudaMemcpyToSymbol(ring)");
         return ring;
     }
 
     const unsigned* device_order = nullptr;
     if (!order.empty()) {
-        if (this->order.size() < elements) this->order = DeviceBuffer<unsigned>(elements);
-        check(cudaMemcpy(this->order.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
+        if (order_.size() < elements) order_ = DeviceBuffer<unsigned>(elements);
+        check(cudaMemcpy(order_.get(), order.data(), elements * sizeof(unsigned), cudaMemcpyHostToDevice),
               "cudaMemcpy(ring order)");
-        device_order = this->order.get();
+        device_order = order_.get();
     }
     const bool texels = encoding == RingEncoding::texel_index;
     const unsigned long long first_value =
-        texels ? offset / 8 : reinterpret_cast<unsigned long long>(buffer.get() + offset);
+        texels ? offset / 8 : reinterpret_cast<unsigned long long>(buffer_.get() + offset);
     const unsigned long long value_step = texels ? stride_bytes / 8 : stride_bytes;
-    link_kernel<<<sm_count * 4, 256>>>(buffer.get() + offset, elements, stride_bytes, device_order, first_value,
-                                       value_step);
+    link_kernel<<<sm_count_ * 4, 256>>>(buffer_.get() + offset, elements, stride_bytes, device_order, first_value,
+                                        value_step);
     check_launch("link_kernel");
     return ring;
 }
 
-Ring ChaseEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements,
-                                  std::uint32_t stride_bytes) {
+Ring CudaEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes) {
     check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
     const RingEncoding encoding = encoding_of(path);
     if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none)
         return Ring{encoding, 0, 0, elements, stride_bytes};  // the kernel builds it
-    return impl_->link(path, offset, elements, stride_bytes, {});
+    return link(path, offset, elements, stride_bytes, {});
 }
 
-Ring ChaseEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
-                              std::uint64_t seed) {
+Ring CudaEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
+                             std::uint64_t seed) {
     check_ring_fits(path, offset, elements, stride_bytes, ring_capacity(path));
     const RingEncoding encoding = encoding_of(path);
     if (encoding == RingEncoding::shared_address || encoding == RingEncoding::none)
@@ -415,62 +421,64 @@ Ring ChaseEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t e
     std::vector<unsigned> order(elements);
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
-    return impl_->link(path, offset, elements, stride_bytes, order);
+    return link(path, offset, elements, stride_bytes, order);
 }
 
-ChaseResult ChaseEngine::Impl::run(ProgramArgs args, int carveout_percent, std::uint32_t timed_steps,
-                                   std::uint32_t max_samples) {
+ProgramKernel CudaEngine::kernel_for(int carveout_percent, std::size_t dynamic_shared) {
+    const std::pair<int, std::size_t> key{carveout_percent, dynamic_shared};
+    for (std::size_t slot = 0; slot < slots_.size(); ++slot)
+        if (slots_[slot] == key) return kProgramKernels[slot];
+    if (slots_.size() == kProgramKernels.size())
+        throw std::logic_error("more launch configurations than program kernel instances (" +
+                               std::to_string(kSlots) + ")");
+    const ProgramKernel kernel = kProgramKernels[slots_.size()];
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
+          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_shared)),
+          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    slots_.push_back(key);
+    return kernel;
+}
+
+ChaseResult CudaEngine::run(ProgramArgs args, int carveout_percent, std::uint32_t threads_per_block,
+                            std::uint32_t timed_steps, std::uint32_t max_samples) {
     const std::uint32_t samples_wanted = std::min(max_samples, timed_steps);
-    if (samples.size() < samples_wanted) samples = DeviceBuffer<unsigned>(samples_wanted);
+    if (samples_.size() < samples_wanted) samples_ = DeviceBuffer<unsigned>(samples_wanted);
     args.record_every = samples_wanted == 0 ? 1 : std::max(1u, timed_steps / samples_wanted);
-    args.texture = texture.get();
+    args.texture = texture_.get();
     args.max_samples = samples_wanted;
-    args.samples = samples.get();
-    args.stats = stats.get();
+    args.samples = samples_.get();
+    args.stats = stats_.get();
 
     unsigned warps = 1;
     for (int p = 0; p < args.phase_count; ++p) {
         warps = std::max(warps, args.phases[p].warp + 1);
         if (args.phases[p].fill_elements > 0) warps = std::max(warps, kFillThreads / 32);
     }
+    const unsigned threads = std::max(32 * warps, threads_per_block);
     const std::size_t dynamic_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
-    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
-          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
-    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(dynamic_shared)),
-          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-    program_kernel<<<1, 32 * warps, dynamic_shared>>>(args);
+    const ProgramKernel kernel = kernel_for(carveout_percent, dynamic_shared);
+    kernel<<<1, threads, dynamic_shared>>>(args);
     check_launch("program_kernel");
 
     ChaseResult result;
     result.cycles.resize(samples_wanted);
-    check(cudaMemcpy(result.cycles.data(), samples.get(), samples_wanted * sizeof(unsigned), cudaMemcpyDeviceToHost),
+    check(cudaMemcpy(result.cycles.data(), samples_.get(), samples_wanted * sizeof(unsigned), cudaMemcpyDeviceToHost),
           "cudaMemcpy(samples)");
     unsigned long long host_stats[4] = {};
-    check(cudaMemcpy(host_stats, stats.get(), sizeof(host_stats), cudaMemcpyDeviceToHost), "cudaMemcpy(stats)");
+    check(cudaMemcpy(host_stats, stats_.get(), sizeof(host_stats), cudaMemcpyDeviceToHost), "cudaMemcpy(stats)");
     result.timed_cycles = host_stats[0];
     result.timed_ns = host_stats[1];
-    result.sm_id = static_cast<std::uint32_t>(host_stats[2]);
     return result;
 }
 
-namespace {
-
-void check_encoding(LoadPath path, const Ring& ring) {
-    if (path != LoadPath::none && encoding_of(path) != ring.encoding)
-        throw std::invalid_argument("a ring linked for another load path cannot be chased through " +
-                                    std::string(to_string(path)));
-}
-
-}  // namespace
-
-ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
+ChaseResult CudaEngine::chase(const ChaseRequest& request) {
     check_encoding(request.path, request.ring);
 
     ProgramArgs args{};
     Phase& phase = args.phases[0];
     phase.path = request.path;
-    phase.start = impl_->start_of(request.ring);
+    phase.start = start_of(request.ring);
     if (request.warming == Warming::fill && request.warm_passes > 0) {
         if (!fillable(request.ring))
             throw std::invalid_argument("only global and texture rings linked in address order can be warmed by filling");
@@ -490,10 +498,10 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request) {
         args.shared_elements = request.ring.elements;
         args.shared_stride_bytes = request.ring.stride_bytes;
     }
-    return impl_->run(args, request.carveout_percent, request.timed_steps, request.max_samples);
+    return run(args, request.carveout_percent, request.threads_per_block, request.timed_steps, request.max_samples);
 }
 
-ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
+ChaseResult CudaEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
     if (victim.path == LoadPath::shared || other.path == LoadPath::shared)
         throw std::invalid_argument("chase_after works on cached paths, not on shared memory");
     check_encoding(victim.path, victim.ring);
@@ -501,49 +509,51 @@ ChaseResult ChaseEngine::chase_after(const ChaseRequest& victim, const Disturban
     if (other.warp >= 32) throw std::invalid_argument("the disturbing warp must be < 32");
 
     ProgramArgs args{};
-    args.phases[0] = {.start = impl_->start_of(victim.ring),
+    args.phases[0] = {.start = start_of(victim.ring),
                       .untimed_steps = std::max(1u, victim.warm_passes) * std::uint64_t(victim.ring.elements),
                       .warp = 0,
                       .path = victim.path};
-    args.phases[1] = {.start = impl_->start_of(other.ring),
+    args.phases[1] = {.start = start_of(other.ring),
                       .untimed_steps = std::uint64_t(other.passes) * other.ring.elements,
                       .warp = other.warp,
                       .path = other.path};
     // Full passes end where they began, so the timed phase starts at the ring's start.
-    args.phases[2] = {.start = impl_->start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
+    args.phases[2] = {.start = start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
     args.phase_count = 3;
-    return impl_->run(args, victim.carveout_percent, victim.timed_steps, victim.max_samples);
+    return run(args, victim.carveout_percent, victim.threads_per_block, victim.timed_steps, victim.max_samples);
 }
 
-void ChaseEngine::stream_l2(std::size_t offset, std::size_t bytes) { impl_->stream(offset, bytes, 1); }
-
-double ChaseEngine::time_stream(std::size_t offset, std::size_t bytes, unsigned passes) {
-    Event begin, end;
-    check(cudaEventRecord(begin.get()), "cudaEventRecord");
-    impl_->stream(offset, bytes, passes);
-    check(cudaEventRecord(end.get()), "cudaEventRecord");
-    check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");
-    return ms / 1e3;
+void CudaEngine::stream_l2(std::size_t offset, std::size_t bytes) {
+    launch_read({.pattern = ReadPattern::streaming, .op = CacheOp::cg, .offset = offset, .bytes = bytes, .passes = 1,
+                 .threads = 512, .blocks_per_sm = 4},
+                buffer_.get(), buffer_.bytes(), sm_count_, stats_.get());
 }
 
-std::size_t ChaseEngine::available_dynamic_shared(int carveout_percent) {
-    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
-          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
-    // The query is capped by the kernel's dynamic-shared limit, which each launch lowers to what it needs.
-    check(cudaFuncSetAttribute(program_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(impl_->shared_optin_bytes)),
-          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-    std::size_t bytes = 0;
-    check(cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, program_kernel, 1, 32),
-          "cudaOccupancyAvailableDynamicSMemPerBlock");
-    return bytes;
+double CudaEngine::time_read(const ReadRequest& request) {
+    return Event::time([&] { launch_read(request, buffer_.get(), buffer_.bytes(), sm_count_, stats_.get()); });
 }
 
-void ChaseEngine::warm_up(double milliseconds) {
-    spin_kernel<<<impl_->sm_count, 32>>>(static_cast<unsigned long long>(milliseconds * 1e6), impl_->stats.get());
+double CudaEngine::time_reference_work() {
+    return Event::time([&] { launch_reference_work(sm_count_, stats_.get()); });
+}
+
+LaunchShape CudaEngine::launch_shape(std::uint32_t threads_per_block, int carveout_percent) {
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_for(carveout_percent, 0),
+                                                        static_cast<int>(threads_per_block), 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return {threads_per_block, static_cast<std::uint32_t>(blocks)};
+}
+
+void CudaEngine::warm_up(double milliseconds) {
+    spin_kernel<<<sm_count_, 32>>>(static_cast<unsigned long long>(milliseconds * 1e6), stats_.get());
     check_launch("spin_kernel");
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(int device, std::size_t buffer_bytes) {
+    return std::make_unique<CudaEngine>(device, buffer_bytes);
 }
 
 }  // namespace gpu_topology::kernels

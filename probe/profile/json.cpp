@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 namespace gpu_topology::profile {
 
@@ -201,19 +202,21 @@ private:
     }
     Json parse_object(int depth) {
         ++pos_;
-        Json object = Json::object();
+        Json::Object members;
+        std::unordered_set<std::string> keys;  // duplicate keys found in constant time, not by a scan
         skip_space();
-        if (consume("}")) return object;
+        if (consume("}")) return Json(std::move(members));
         while (true) {
             skip_space();
             if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a quoted key");
             std::string key = parse_string();
-            if (object.find(key)) fail("duplicate key \"" + key + "\"");
+            if (!keys.insert(key).second) fail("duplicate key \"" + key + "\"");
             skip_space();
             if (!consume(":")) fail("expected ':' after key \"" + key + "\"");
-            object[key] = parse_value(depth + 1);
+            Json value = parse_value(depth + 1);
+            members.emplace_back(std::move(key), std::move(value));
             skip_space();
-            if (consume("}")) return object;
+            if (consume("}")) return Json(std::move(members));
             if (!consume(",")) fail("expected ',' or '}' in object");
         }
     }
@@ -280,6 +283,10 @@ std::string Json::dump(int indent) const {
     return out;
 }
 
-Json Json::parse(std::string_view text, std::string_view source) { return Parser(text, source).parse_document(); }
+Json Json::parse(std::string_view text, std::string_view source) {
+    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) text.remove_prefix(kByteOrderMark.size());
+    return Parser(text, source).parse_document();
+}
 
 }  // namespace gpu_topology::profile

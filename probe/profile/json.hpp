@@ -36,6 +36,7 @@ public:
     Json(std::string s) : value_(std::move(s)) {}
     Json(std::string_view s) : value_(std::string(s)) {}
     Json(Array a) : value_(std::move(a)) {}
+    Json(Object o) : value_(std::move(o)) {}
     static Json object() { Json j; j.value_ = Object{}; return j; }
     static Json array() { Json j; j.value_ = Array{}; return j; }
 
@@ -63,7 +64,8 @@ public:
 
     // `indent` < 0: compact. Numbers that are whole print without a fraction.
     std::string dump(int indent = 2) const;
-    // Throws JsonError "<source>:<line>:<column>: <what>".
+    // Throws JsonError "<source>:<line>:<column>: <what>". A leading UTF-8 byte
+    // order mark is skipped. Linear in the size of the text.
     static Json parse(std::string_view text, std::string_view source = "<json>");
 
 private:

@@ -4,83 +4,64 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <sstream>
+#include <system_error>
 
 namespace gpu_topology::profile {
 
-Json quantity(double value, std::string_view unit, std::string_view source, std::string_view method,
-              double confidence) {
-    Json q = Json::object();
-    q["value"] = value;
-    q["unit"] = unit;
-    q["source"] = source;
-    q["method"] = method;
-    q["confidence"] = std::round(confidence * 1e4) / 1e4;
-    return q;
-}
+using model::kQuantities;
+using model::Quantity;
+using model::Shape;
 
-Json lower_bound(double value, std::string_view unit, std::string_view method, std::string_view why) {
-    Json q = quantity(value, unit, "measured", method, 1.0);
-    q["bound"] = "lower";
-    q["reason"] = why;
-    return q;
-}
-
-Json unmeasured(std::string_view unit, std::string_view reason) {
-    Json q = Json::object();
-    q["value"] = nullptr;
-    q["unit"] = unit;
-    q["source"] = "unmeasured";
-    q["reason"] = reason;
-    return q;
-}
-
-Json latency(const LatencyFields& f) {
-    const auto r = [](double v) { return std::round(v * 100) / 100; };
-    Json l = Json::object();
-    l["p05"] = r(f.p05);
-    l["p50"] = r(f.p50);
-    l["mean"] = r(f.mean);
-    l["p95"] = r(f.p95);
-    l["samples"] = f.samples;
-    if (f.sm_clock_khz > 0) l["p50_ns"] = r(f.p50 / f.sm_clock_khz * 1e6);
-    l["footprint_bytes"] = f.footprint_bytes;
-    l["unit"] = "cycles";
-    l["source"] = "measured";
-    l["method"] = f.method;
-    l["confidence"] = std::round(f.confidence * 1e4) / 1e4;
-    return l;
-}
-
-void mark_absent_unmeasured(Json& profile, std::string_view reason,
-                             const std::function<bool(std::string_view path)>& selects) {
-    for (const auto& spec : kQuantities) {
-        if (profile.at_path(spec.path) || (selects && !selects(spec.path))) continue;
-        Json* node = &profile;
-        std::string_view rest = spec.path;
-        while (!rest.empty()) {
-            const auto dot = rest.find('.');
-            node = &(*node)[rest.substr(0, dot)];
-            rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
-        }
-        *node = unmeasured(spec.unit, reason);
-    }
-}
-
-Value read_quantity(const Json& profile, const QuantitySpec& spec) {
+Value read_quantity(const Json& profile, const Quantity& q) {
     Value v;
-    const Json* node = profile.at_path(spec.path);
+    const Json* node = profile.at_path(q.path);
+    if (q.shape == Shape::fact) {
+        v.source = "api";
+        if (node && node->is_number()) v.value = node->as_number();
+        else v.source = "unmeasured", v.reason = "absent from the profile";
+        return v;
+    }
     if (!node || !node->is_object()) {
         v.source = "unmeasured";
         v.reason = "absent from the profile";
         return v;
     }
-    if (const auto* s = node->find("source"); s && s->is_string()) v.source = s->as_string();
-    if (const auto* r = node->find("reason"); r && r->is_string()) v.reason = r->as_string();
-    const Json* number = node->find(spec.kind == Kind::latency ? "p50" : "value");
+    const auto text = [&](const char* key) {
+        const Json* s = node->find(key);
+        return s && s->is_string() ? s->as_string() : std::string{};
+    };
+    v.source = text("source");
+    v.reason = text("reason");
+    v.doubt = text("doubt");
+    if (const Json* c = node->find("confidence"); c && c->is_number()) v.confidence = c->as_number();
+    const Json* number = node->find(q.shape == Shape::latency ? "p50" : "value");
     if (v.source != "unmeasured" && number && number->is_number()) v.value = number->as_number();
-    if (const auto* b = node->find("bound"); b && b->is_string()) v.lower_bound = b->as_string() == "lower";
+    v.lower_bound = text("bound") == "lower";
     return v;
+}
+
+Value read_quantity(const Json& profile, std::string_view name) {
+    const auto i = model::find(name);
+    if (i == kQuantities.size()) throw std::out_of_range("no quantity named " + std::string(name));
+    return read_quantity(profile, kQuantities[i]);
+}
+
+bool is_safe_text(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) return false;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        // A UTF-8 sequence: its length from the lead byte, then continuation bytes only.
+        const std::size_t length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+        if (length == 0 || i + length > text.size()) return false;
+        for (std::size_t k = 1; k < length; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+        i += length;
+    }
+    return true;
 }
 
 namespace {
@@ -92,11 +73,23 @@ std::string show(const Json* value) {
     return text;
 }
 
+bool is_integer(double v) { return std::isfinite(v) && v == std::floor(v); }
+bool is_power_of_two(double v) {
+    if (!is_integer(v) || v < 1 || v > 9.007199254740992e15) return false;
+    const auto n = static_cast<unsigned long long>(v);
+    return (n & (n - 1)) == 0;
+}
+// Units whose values are counts: they must be whole numbers. Cycles may be fractional (medians).
+bool whole_unit(std::string_view unit) { return unit != "cycles"; }
+
 class Checker {
 public:
     explicit Checker(const Json& root) : root_(root) {}
     std::vector<std::string> errors;
 
+    void fail(std::string_view path, const std::string& what, const Json* value) {
+        errors.push_back(std::string(path) + ": " + what + " (" + show(value) + ")");
+    }
     const Json* require(std::string_view path, std::string_view type) {
         const Json* node = root_.at_path(path);
         if (!node) {
@@ -104,59 +97,145 @@ public:
             return nullptr;
         }
         if (node->type_name() != type) {
-            errors.push_back(std::string(path) + ": expected " + std::string(type) + ", got " +
-                             std::string(node->type_name()) + " (" + show(node) + ")");
+            fail(path, "expected " + std::string(type) + ", got " + std::string(node->type_name()), node);
             return nullptr;
         }
         return node;
     }
-    void non_negative(std::string_view path) {
-        if (const auto* n = require(path, "number"); n && n->as_number() < 0)
-            errors.push_back(std::string(path) + ": must not be negative (" + show(n) + ")");
+    void string_field(std::string_view path, bool non_empty = true) {
+        if (const auto* s = require(path, "string"); s && non_empty && s->as_string().empty())
+            fail(path, "must not be empty", s);
     }
-    void check_source(std::string_view path, const Json& node, bool latency) {
-        const Json* source = node.find("source");
-        const std::string at = std::string(path) + ".source";
-        if (!source || !source->is_string()) {
-            errors.push_back(at + ": expected one of api, measured, derived, unmeasured (" + show(source) + ")");
+    // Every string of the document, keys included, is safe text of bounded length.
+    void strings(const Json& node, const std::string& path) {
+        if (node.is_string()) {
+            if (!is_safe_text(node.as_string()))
+                fail(path, "control characters or invalid UTF-8 are not allowed in profile text", &node);
+            else if (node.as_string().size() > 4096)
+                fail(path, "text longer than 4096 bytes", &node);
+        } else if (node.is_array()) {
+            for (std::size_t i = 0; i < node.as_array().size(); ++i)
+                strings(node.as_array()[i], path + "[" + std::to_string(i) + "]");
+        } else if (node.is_object()) {
+            for (const auto& [key, value] : node.as_object()) {
+                const std::string at = path.empty() ? key : path + "." + key;
+                if (!is_safe_text(key)) fail(at, "control characters or invalid UTF-8 in a key", nullptr);
+                strings(value, at);
+            }
+        }
+    }
+    // A number that fits the quantity's rule and header type.
+    void number(const std::string& path, const Json* n, const Quantity& q) {
+        if (!n || !n->is_number()) return fail(path, "expected number, got " + std::string(n ? n->type_name() : "nothing"), n);
+        const double v = n->as_number();
+        const double type_max = q.type == model::HeaderType::u64 ? model::kMaxExactU64
+                                : q.type == model::HeaderType::flag ? 1.0 : model::kMaxU32;
+        if (!std::isfinite(v) || v < q.rule.min || v > std::min(q.rule.max, type_max))
+            return fail(path, "must lie in [" + format_number(q.rule.min) + ", " +
+                                  format_number(std::min(q.rule.max, type_max)) + "]", n);
+        if (whole_unit(q.unit) && !is_integer(v)) return fail(path, "must be a whole number", n);
+        if (q.rule.power_of_two && !is_power_of_two(v)) fail(path, "must be a power of two", n);
+    }
+    void quantity(const Quantity& q) {
+        if (q.shape == Shape::fact) {
+            number(std::string(q.path), root_.at_path(q.path), q);
             return;
         }
-        const auto& s = source->as_string();
+        const Json* node = require(q.path, "object");
+        if (!node) return;
+        const std::string p(q.path);
+        const Json* unit = node->find("unit");
+        if (!unit || !unit->is_string() || unit->as_string() != q.unit)
+            fail(p + ".unit", "expected \"" + std::string(q.unit) + "\"", unit);
+        const Json* source = node->find("source");
+        const std::string s = source && source->is_string() ? source->as_string() : "";
         if (s == "unmeasured") {
-            const Json* reason = node.find("reason");
+            const Json* reason = node->find("reason");
             if (!reason || !reason->is_string() || reason->as_string().empty())
-                errors.push_back(std::string(path) + ".reason: an unmeasured value must say why (" + show(reason) + ")");
+                fail(p + ".reason", "an unmeasured value must say why", reason);
+            if (const Json* value = node->find("value"); value && !value->is_null())
+                fail(p + ".value", "an unmeasured value must be null", value);
             return;
         }
-        if (s != "api" && s != "measured" && s != "derived") {
-            errors.push_back(at + ": expected one of api, measured, derived, unmeasured (" + show(source) + ")");
-            return;
-        }
-        const std::string p(path);
-        if (!latency) non_negative(p + ".value");
-        if (const Json* bound = node.find("bound")) {
-            if (!bound->is_string() || bound->as_string() != "lower")
-                errors.push_back(p + ".bound: expected \"lower\" (" + show(bound) + ")");
-            const Json* reason = node.find("reason");
-            if (!reason || !reason->is_string() || reason->as_string().empty())
-                errors.push_back(p + ".reason: a bound must say what hides the value (" + show(reason) + ")");
+        if (s != "api" && s != "measured" && s != "derived")
+            return fail(p + ".source", "expected one of api, measured, derived, unmeasured", source);
+        if (q.shape == Shape::latency) {
+            latency(p, *node, q);
+        } else {
+            number(p + ".value", node->find("value"), q);
         }
         if (s != "api") {
-            require(p + ".method", "string");
-            if (const auto* c = require(p + ".confidence", "number");
-                c && (c->as_number() < 0 || c->as_number() > 1))
-                errors.push_back(p + ".confidence: must lie in [0, 1] (" + show(c) + ")");
+            string_field(p + ".method");
+            if (const auto* c = require(p + ".confidence", "number"); c && !(c->as_number() >= 0 && c->as_number() <= 1))
+                fail(p + ".confidence", "must lie in [0, 1]", c);
         }
-        if (latency) {
-            for (const char* f : {"p05", "p50", "mean", "p95", "samples"}) non_negative(p + "." + f);
-            const auto* p05 = node.find("p05");
-            const auto* p50 = node.find("p50");
-            const auto* p95 = node.find("p95");
-            if (p05 && p50 && p95 && p05->is_number() && p50->is_number() && p95->is_number() &&
-                !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
-                errors.push_back(p + ": percentiles out of order (p05 " + show(p05) + ", p50 " + show(p50) +
-                                 ", p95 " + show(p95) + ")");
+        if (const Json* bound = node->find("bound")) {
+            if (!bound->is_string() || bound->as_string() != "lower") fail(p + ".bound", "expected \"lower\"", bound);
+            const Json* reason = node->find("reason");
+            if (!reason || !reason->is_string() || reason->as_string().empty())
+                fail(p + ".reason", "a bound must say what hides the value", reason);
         }
+        if (const Json* doubt = node->find("doubt"); doubt && (!doubt->is_string() || doubt->as_string().empty()))
+            fail(p + ".doubt", "expected the reason the value is not vouched for", doubt);
+    }
+    void latency(const std::string& p, const Json& node, const Quantity& q) {
+        number(p + ".p50", node.find("p50"), q);
+        for (const char* f : {"p05", "mean", "p95"}) {
+            const Json* n = node.find(f);
+            if (!n || !n->is_number() || !(n->as_number() >= 0 && n->as_number() <= q.rule.max))
+                fail(p + "." + f, "expected a number in [0, " + format_number(q.rule.max) + "]", n);
+        }
+        const Json* samples = node.find("samples");
+        if (!samples || !samples->is_number() || !is_integer(samples->as_number()) || samples->as_number() < 1)
+            fail(p + ".samples", "expected a whole number of samples, at least 1", samples);
+        const auto* p05 = node.find("p05");
+        const auto* p50 = node.find("p50");
+        const auto* p95 = node.find("p95");
+        if (p05 && p50 && p95 && p05->is_number() && p50->is_number() && p95->is_number() &&
+            !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
+            errors.push_back(p + ": percentiles out of order (p05 " + show(p05) + ", p50 " + show(p50) + ", p95 " +
+                             show(p95) + ")");
+    }
+    void relations() {
+        for (const auto& r : model::kRelations) {
+            const auto& small = kQuantities[model::find(r.smaller)];
+            const auto& large = kQuantities[model::find(r.larger)];
+            const Value a = read_quantity(root_, small), b = read_quantity(root_, large);
+            if (!a.value || !b.value || b.lower_bound) continue;  // unknown, or the larger may be larger still
+            const bool holds = r.strict ? *a.value < *b.value : *a.value <= *b.value;
+            if (!holds)
+                errors.push_back(std::string(small.path) + ": " + format_number(*a.value) + " must be " +
+                                 (r.strict ? "less than" : "at most") + " " + std::string(large.path) + " (" +
+                                 format_number(*b.value) + "): " + std::string(r.why));
+        }
+    }
+    void carveouts() {
+        const Json* rows = root_.at_path("caches.l1.carveouts");
+        if (!rows) return;
+        if (!rows->is_array()) return fail("caches.l1.carveouts", "expected array", rows);
+        for (std::size_t i = 0; i < rows->as_array().size(); ++i) {
+            const Json& row = rows->as_array()[i];
+            const std::string at = "caches.l1.carveouts[" + std::to_string(i) + "]";
+            if (!row.is_object()) {
+                fail(at, "expected object", &row);
+                continue;
+            }
+            whole(at + ".carveout_percent", row.find("carveout_percent"), -1, 100);
+            whole(at + ".threads_per_block", row.find("threads_per_block"), 1, 1024);
+            whole(at + ".resident_blocks", row.find("resident_blocks"), 0, 1024);
+            const Json* size = row.find("size_bytes");
+            if (size && size->is_null()) {
+                const Json* reason = row.find("reason");
+                if (!reason || !reason->is_string() || reason->as_string().empty())
+                    fail(at + ".reason", "an unmeasured size must say why", reason);
+            } else {
+                whole(at + ".size_bytes", size, 1, model::kMaxU32);
+            }
+        }
+    }
+    void whole(const std::string& path, const Json* n, double min, double max) {
+        if (!n || !n->is_number() || !is_integer(n->as_number()) || n->as_number() < min || n->as_number() > max)
+            fail(path, "expected a whole number in [" + format_number(min) + ", " + format_number(max) + "]", n);
     }
 
 private:
@@ -168,24 +247,18 @@ private:
 std::vector<std::string> validate(const Json& profile) {
     Checker check(profile);
     if (!profile.is_object()) return {"(document): expected a JSON object, got " + std::string(profile.type_name())};
-    if (const auto* schema = check.require("schema", "string"); schema && schema->as_string() != kSchema)
-        check.errors.push_back("schema: unknown schema " + show(schema) + " (this probe reads " + std::string(kSchema) + ")");
+    if (const auto* schema = check.require("schema", "string"); schema && schema->as_string() != model::kSchema)
+        check.fail("schema", "unknown schema (this probe reads " + std::string(model::kSchema) + ")", schema);
     if (!check.errors.empty()) return check.errors;  // nothing else is meaningful in another schema
 
-    check.require("source", "string");
-    check.require("probe.version", "string");
-    check.require("device.name", "string");
-    check.require("device.uuid", "string");
-    if (const auto* cc = check.require("device.cc", "array")) {
-        const auto& a = cc->as_array();
-        if (a.size() != 2 || !a[0].is_number() || !a[1].is_number())
-            check.errors.push_back("device.cc: expected [major, minor] (" + show(cc) + ")");
-    }
-    check.non_negative("device.sm_count");
-    for (const auto& spec : kQuantities) {
-        if (const auto* node = check.require(spec.path, "object"))
-            check.check_source(spec.path, *node, spec.kind == Kind::latency);
-    }
+    check.strings(profile, "");
+    check.string_field("source");
+    check.string_field("probe.version");
+    check.string_field("device.name");
+    check.string_field("device.uuid");
+    for (const auto& q : kQuantities) check.quantity(q);
+    check.carveouts();
+    if (check.errors.empty()) check.relations();  // relations between values that are each valid
     return check.errors;
 }
 
@@ -205,11 +278,26 @@ Json load_profile_text(std::string_view text, const std::string& source) {
     return document;
 }
 
-Json load_profile(const std::filesystem::path& file) {
+std::string read_profile_bytes(const std::filesystem::path& file) {
+    std::error_code error;
+    const auto status = std::filesystem::status(file, error);
+    if (error || !std::filesystem::exists(status)) throw ProfileError(file.string() + ": cannot open profile: no such file");
+    if (!std::filesystem::is_regular_file(status)) throw ProfileError(file.string() + ": not a regular file");
+    const auto size = std::filesystem::file_size(file, error);
+    if (error) throw ProfileError(file.string() + ": cannot read profile: " + error.message());
+    if (size > kMaxProfileBytes)
+        throw ProfileError(file.string() + ": " + std::to_string(size) + " bytes is larger than a profile can be (" +
+                           std::to_string(kMaxProfileBytes) + ")");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw ProfileError(file.string() + ": cannot open profile");
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    return load_profile_text(text, file.string());
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+Json load_profile(const std::filesystem::path& file) {
+    return load_profile_text(read_profile_bytes(file), file.string());
 }
 
 std::string content_hash(std::string_view bytes) {

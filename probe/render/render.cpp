@@ -1,16 +1,21 @@
 #include "render.hpp"
 
+#include "../model/quantities.hpp"
 #include "../profile/profile.hpp"
-#include "../profile/schema.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 namespace gpu_topology::render {
 namespace {
 
+using model::HeaderType;
+using model::kQuantities;
+using model::Quantity;
 using profile::Json;
 
 std::string string_at(const Json& root, std::string_view path) {
@@ -18,78 +23,163 @@ std::string string_at(const Json& root, std::string_view path) {
     return node && node->is_string() ? node->as_string() : std::string{};
 }
 
-std::string integer_at(const Json& root, std::string_view path) {
-    const Json* node = root.at_path(path);
-    return node && node->is_number() ? profile::format_number(std::round(node->as_number())) : "0";
-}
-
-// C string literal contents: the identity strings are ASCII, but a profile is input.
-std::string c_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
+std::string integer(double value) { return profile::format_number(std::round(value)); }
 
 std::string source_of(const Json& root, const RenderContext& context) {
     return context.profile_source.empty() ? string_at(root, "source") : context.profile_source;
 }
 
-// "{percent, bytes}, ..." from caches.l1.carveouts; an unmeasured size is 0.
-std::string carveout_table(const Json& root) {
-    const Json* rows = root.at_path("caches.l1.carveouts");
-    std::string table;
-    if (rows && rows->is_array()) {
-        for (const auto& row : rows->as_array()) {
-            const Json* percent = row.find("carveout_percent");
+bool is_stored(const std::string& source) { return source.rfind("stored:", 0) == 0; }
+
+std::string_view cxx_type(HeaderType type) {
+    switch (type) {
+        case HeaderType::u32: return "std::uint32_t";
+        case HeaderType::u64: return "std::uint64_t";
+        case HeaderType::flag: return "bool";
+    }
+    return "std::uint64_t";
+}
+
+std::string cxx_literal(const Quantity& q, double value) {
+    switch (q.type) {
+        case HeaderType::flag: return value != 0 ? "true" : "false";
+        case HeaderType::u32: return integer(value) + "u";
+        case HeaderType::u64: return integer(value) + "ull";
+    }
+    return integer(value);
+}
+
+std::string_view cxx_source(const std::string& source) {
+    return source == "api" ? "source::api" : source == "derived" ? "source::derived" : "source::measured";
+}
+
+// The objects of the header, in the order the list first names them.
+std::vector<std::string_view> objects() {
+    std::vector<std::string_view> names;
+    for (const auto& q : kQuantities) {
+        bool seen = false;
+        for (auto n : names) seen = seen || n == q.object();
+        if (!seen) names.push_back(q.object());
+    }
+    return names;
+}
+
+std::string macros(const Json& root) {
+    std::string out;
+    for (const auto& q : kQuantities) {
+        const auto v = profile::read_quantity(root, q);
+        const std::string name = "GPU_TOPOLOGY_" + std::string(q.name);
+        if (!v.value) {
+            out += "#define " + name + "_UNMEASURED 1\n";
+            continue;
+        }
+        out += "#define " + name + " " + integer(*v.value) + "\n";
+        if (v.lower_bound) out += "#define " + name + "_IS_LOWER_BOUND 1\n";
+    }
+    return out;
+}
+
+std::string facts(const Json& root) {
+    std::string reasons, structs;
+    for (auto object : objects()) {
+        const std::string type = std::string(object) + "_facts";
+        std::string members, values;
+        for (const auto& q : kQuantities) {
+            if (q.object() != object) continue;
+            const auto v = profile::read_quantity(root, q);
+            const std::string member(q.member());
+            const std::string label = "  // " + std::string(q.label) + (q.unit.empty() ? "" : ", " + std::string(q.unit));
+            if (v.value) {
+                members += "    known<" + std::string(cxx_type(q.type)) + "> " + member + ";" + label + "\n";
+                values += std::string(values.empty() ? "" : ",\n") + "    {" + cxx_literal(q, *v.value) + ", " +
+                          std::string(cxx_source(v.source)) + ", " + (v.lower_bound ? "true" : "false") + ", " +
+                          (v.doubt.empty() ? "true" : "false") + "}";
+            } else {
+                reasons += "struct " + std::string(q.name) + " {\n    static constexpr const char* reason = \"" +
+                           c_string_body(v.reason) + "\";\n};\n";
+                members += "    unknown<" + std::string(cxx_type(q.type)) + ", not_measured::" + std::string(q.name) +
+                           "> " + member + ";" + label + "\n";
+                values += std::string(values.empty() ? "" : ",\n") + "    {}";
+            }
+        }
+        structs += "struct " + type + " {\n" + members + "};\nGPU_TOPOLOGY_FACT " + type + " " + std::string(object) +
+                   "{\n" + values + "};\n\n";
+    }
+    return "// Why each unknown fact is unknown.\nnamespace not_measured {\n" + reasons + "}  // namespace not_measured\n\n" +
+           structs;
+}
+
+// The measured L1 sizes per launch (caches.l1.carveouts), as a table.
+std::string carveouts(const Json& root) {
+    std::string rows;
+    std::size_t count = 0;
+    if (const Json* table = root.at_path("caches.l1.carveouts"); table && table->is_array()) {
+        for (const auto& row : table->as_array()) {
             const Json* size = row.find("size_bytes");
-            if (!percent || !percent->is_number()) continue;
-            table += std::string(table.empty() ? "" : ", ") + "{" + profile::format_number(percent->as_number()) + ", " +
-                     (size && size->is_number() ? profile::format_number(size->as_number()) : "0") + "}";
+            if (!size || !size->is_number()) continue;
+            rows += std::string(count ? ",\n" : "") + "    {" + integer(row.find("carveout_percent")->as_number()) + ", " +
+                    integer(row.find("threads_per_block")->as_number()) + "u, " +
+                    integer(row.find("resident_blocks")->as_number()) + "u, " + integer(size->as_number()) + "ull}";
+            ++count;
         }
     }
-    return table.empty() ? "{-1, 0}" : table;  // no table measured: one unmeasured row
+    std::string out =
+        "// Effective L1 measured for one launch shape at one requested carveout\n"
+        "// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver).\n"
+        "struct l1_at_launch {\n"
+        "    int carveout_percent;\n"
+        "    std::uint32_t threads_per_block;\n"
+        "    std::uint32_t resident_blocks;  // blocks of that shape an SM can hold there (occupancy API)\n"
+        "    std::uint64_t size_bytes;\n"
+        "};\n"
+        "inline constexpr std::size_t l1_launch_count = " + std::to_string(count) + ";\n";
+    if (!count)
+        return out +
+               "// The L1 per launch was not measured, so l1_bytes_at() cannot answer.\n"
+               "template <typename Unmeasured = void>\n"
+               "constexpr std::uint64_t l1_bytes_at(int, std::uint32_t) {\n"
+               "    static_assert(sizeof(Unmeasured) == 0, \"l1_bytes_at: the profile has no measured L1 per launch "
+               "(caches.l1.carveouts is empty)\");\n"
+               "    return 0;\n"
+               "}\n";
+    return out + "GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {\n" + rows +
+           "};\n"
+           "// The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)\n"
+           "// with blocks of `threads_per_block` threads: the largest size measured for a launch\n"
+           "// at least as demanding (a carveout at least as large, blocks no larger, so no more L1).\n"
+           "// 0 when no measured launch is that demanding. docs/l1-effective-capacity.md explains.\n"
+           "GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block) {\n"
+           "    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp\n"
+           "    std::uint64_t bytes = 0;\n"
+           "    for (std::size_t i = 0; i < l1_launch_count; ++i) {\n"
+           "        const l1_at_launch& row = l1_launches[i];\n"
+           "        if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;\n"
+           "        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)\n"
+           "            bytes = row.size_bytes;\n"
+           "    }\n"
+           "    return bytes;\n"
+           "}\n";
 }
 
 std::map<std::string, std::string> substitutions(const Json& root, const RenderContext& context) {
-    std::map<std::string, std::string> s;
-    s["SCHEMA"] = std::string(profile::kSchema);
-    s["PROBE_VERSION"] = c_escape(string_at(root, "probe.version"));
-    s["DEVICE_NAME"] = c_escape(string_at(root, "device.name"));
-    s["DEVICE_UUID"] = c_escape(string_at(root, "device.uuid"));
-    const Json* cc = root.at_path("device.cc");
-    s["CC_MAJOR"] = cc ? profile::format_number(cc->as_array()[0].as_number()) : "0";
-    s["CC_MINOR"] = cc ? profile::format_number(cc->as_array()[1].as_number()) : "0";
-    s["SM_COUNT"] = integer_at(root, "device.sm_count");
-    s["MAX_THREADS_PER_SM"] = integer_at(root, "api.max_threads_per_sm");
-    s["PROFILE_SOURCE"] = c_escape(source_of(root, context));
-    s["PROFILE_HASH"] = c_escape(context.profile_hash);
-
-    std::string macros;
-    for (const auto& spec : profile::kQuantities) {
-        const auto v = profile::read_quantity(root, spec);
-        const std::string name(spec.name);
-        s[name + "_IS_LOWER_BOUND"] = v.lower_bound ? "true" : "false";
-        if (v.value) {
-            const std::string number = profile::format_number(std::round(*v.value));
-            s[name] = number;
-            macros += "#define GPU_TOPOLOGY_" + name + " " + number + "\n";
-            if (v.lower_bound)
-                macros += "#define GPU_TOPOLOGY_" + name + "_IS_LOWER_BOUND 1 /* " + v.reason + " */\n";
-        } else {
-            s[name] = "0";
-            macros += "/* GPU_TOPOLOGY_" + name + ": not measured: " + v.reason + " */\n";
-        }
-    }
-    s["MACROS"] = macros;
-    s["L1_CARVEOUT_TABLE"] = carveout_table(root);
-    return s;
+    const std::string source = source_of(root, context);
+    const auto fact = [&](model::QuantityId q) {
+        const auto v = profile::read_quantity(root, kQuantities[q]);
+        return v.value ? integer(*v.value) : std::string("0");
+    };
+    return {{"SCHEMA", std::string(model::kSchema)},
+            {"PROBE_VERSION", c_string_body(string_at(root, "probe.version"))},
+            {"DEVICE_NAME", c_string_body(string_at(root, "device.name"))},
+            {"DEVICE_UUID", c_string_body(string_at(root, "device.uuid"))},
+            {"CC_MAJOR", fact(model::kCcMajor)},
+            {"CC_MINOR", fact(model::kCcMinor)},
+            {"SM_COUNT", fact(model::kSmCount)},
+            {"PROFILE_SOURCE", c_string_body(source)},
+            {"PROFILE_HASH", c_string_body(context.profile_hash)},
+            {"PROFILE_IS_STORED", is_stored(source) ? "1" : "0"},
+            {"MACROS", macros(root)},
+            {"FACTS", facts(root)},
+            {"CARVEOUTS", carveouts(root)}};
 }
 
 std::string human(double value, std::string_view unit) {
@@ -105,19 +195,64 @@ std::string human(double value, std::string_view unit) {
             std::snprintf(text, sizeof text, "%.0f B", value);
     } else if (unit == "bool") {
         std::snprintf(text, sizeof text, "%s", value != 0 ? "yes" : "no");
-    } else if (unit == "instances") {
-        std::snprintf(text, sizeof text, "%.0f", value);
     } else if (unit == "bytes/s") {
         std::snprintf(text, sizeof text, "%.2f TB/s", value / 1e12);
     } else if (unit == "kHz") {
         std::snprintf(text, sizeof text, "%.0f MHz", value / 1000);
+    } else if (unit.empty()) {
+        std::snprintf(text, sizeof text, "%.0f", value);
     } else {
         std::snprintf(text, sizeof text, "%.0f %s", value, std::string(unit).c_str());
     }
     return text;
 }
 
+std::string table_line(const Json& root, const Quantity& q) {
+    const auto v = profile::read_quantity(root, q);
+    std::string value = v.value ? human(*v.value, q.unit) : "not measured (" + v.reason + ")";
+    if (v.lower_bound) value = "at least " + value;
+    if (v.value && q.shape == model::Shape::latency) {
+        const Json* ns = root.at_path(std::string(q.path) + ".p50_ns");
+        if (ns && ns->is_number()) value += " (" + integer(ns->as_number()) + " ns)";
+    }
+    std::string origin = v.value ? v.source : "";
+    if (!v.doubt.empty()) origin += ", NOT VOUCHED FOR: " + v.doubt;
+    char line[1024];
+    std::snprintf(line, sizeof line, "  %-44s %-22s %s\n", std::string(q.label).c_str(), value.c_str(), origin.c_str());
+    return line;
+}
+
 }  // namespace
+
+std::string c_string_body(std::string_view text) {
+    if (!profile::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
+    std::string out;
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\' || c == '?') {  // '?': no trigraph can form in C
+            out += '\\';
+            out += ch;
+        } else if (c >= 0x80) {  // octal escapes end after three digits, unlike \x
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\%03o", c);
+            out += escaped;
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
+std::string cmake_quoted_body(std::string_view text) {
+    if (!profile::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
+    std::string out;
+    for (const char c : text) {
+        // In a quoted argument `\;` would keep its backslash; a plain `;` stays one argument.
+        if (c == '"' || c == '\\' || c == '$' || c == '@') out += '\\';
+        out += c;
+    }
+    return out;
+}
 
 std::string render_header(const Json& root, const RenderContext& context, std::string_view header_template) {
     const auto values = substitutions(root, context);
@@ -140,49 +275,81 @@ std::string render_header(const Json& root, const RenderContext& context, std::s
 }
 
 std::string render_cmake(const Json& root, const RenderContext& context) {
-    // Strings in CMake bracket arguments need no escaping.
-    std::string out = "# Generated by gpu-topology-probe from the profile. Do not edit.\n";
-    out += "set(GPU_TOPOLOGY_DEVICE_NAME [==[" + string_at(root, "device.name") + "]==])\n";
-    out += "set(GPU_TOPOLOGY_DEVICE_UUID [==[" + string_at(root, "device.uuid") + "]==])\n";
-    out += "set(GPU_TOPOLOGY_PROFILE_SOURCE [==[" + source_of(root, context) + "]==])\n";
-    out += "set(GPU_TOPOLOGY_PROFILE_HASH [==[" + context.profile_hash + "]==])\n";
-    out += "set(GPU_TOPOLOGY_SM_COUNT " + integer_at(root, "device.sm_count") + ")\n";
-    std::string names;
-    for (const auto& spec : profile::kQuantities) {
-        const auto v = profile::read_quantity(root, spec);
-        const std::string name(spec.name);
-        names += (names.empty() ? "" : ";") + name;
-        if (v.value)
-            out += "set(GPU_TOPOLOGY_" + name + " " + profile::format_number(std::round(*v.value)) + ")\n";
-        else
-            out += "set(GPU_TOPOLOGY_" + name + "_UNMEASURED [==[" + v.reason + "]==])\n";
+    const auto quoted = [](std::string_view text) { return "\"" + cmake_quoted_body(text) + "\""; };
+    std::string out = "# Generated by gpu-topology-probe from a profile. Do not edit.\n";
+    out += "set(GPU_TOPOLOGY_DEVICE_NAME " + quoted(string_at(root, "device.name")) + ")\n";
+    out += "set(GPU_TOPOLOGY_DEVICE_UUID " + quoted(string_at(root, "device.uuid")) + ")\n";
+    out += "set(GPU_TOPOLOGY_PROFILE_SOURCE " + quoted(source_of(root, context)) + ")\n";
+    out += "set(GPU_TOPOLOGY_PROFILE_HASH " + quoted(context.profile_hash) + ")\n";
+    std::string names, doubts;
+    for (const auto& q : kQuantities) {
+        const auto v = profile::read_quantity(root, q);
+        const std::string name = "GPU_TOPOLOGY_" + std::string(q.name);
+        names += (names.empty() ? "" : ";") + std::string(q.name);
+        if (!v.value) {
+            out += "set(" + name + "_UNMEASURED " + quoted(v.reason) + ")\n";
+            continue;
+        }
+        out += "set(" + name + " " + integer(*v.value) + ")\n";
+        if (v.lower_bound) out += "set(" + name + "_IS_LOWER_BOUND TRUE)\n";
+        if (!v.doubt.empty()) {
+            out += "set(" + name + "_DOUBT " + quoted(v.doubt) + ")\n";
+            doubts += (doubts.empty() ? "" : ";") + std::string(q.name);
+        }
     }
     out += "set(GPU_TOPOLOGY_QUANTITIES \"" + names + "\")\n";
+    out += "set(GPU_TOPOLOGY_NOT_VOUCHED_FOR \"" + doubts + "\")\n";
+    const Json* quiet = root.at_path("conditions.quiet");
+    out += std::string("set(GPU_TOPOLOGY_CONDITIONS_QUIET ") + (quiet && quiet->is_bool() && !quiet->as_bool() ? "FALSE" : "TRUE") + ")\n";
     return out;
 }
 
-std::string render_table(const Json& root, const RenderContext& context) {
+std::string render_table(const Json& root, const RenderContext& context, bool full) {
     std::string out;
-    char line[512];
-    const Json* cc = root.at_path("device.cc");
-    std::snprintf(line, sizeof line, "%s (%s), cc %s.%s, %s SMs, profile %s\n", string_at(root, "device.name").c_str(),
-                  string_at(root, "device.uuid").c_str(),
-                  cc ? profile::format_number(cc->as_array()[0].as_number()).c_str() : "?",
-                  cc ? profile::format_number(cc->as_array()[1].as_number()).c_str() : "?",
-                  integer_at(root, "device.sm_count").c_str(), source_of(root, context).c_str());
-    out += line;
-    for (const auto& spec : profile::kQuantities) {
-        const auto v = profile::read_quantity(root, spec);
-        std::string value = v.value ? human(*v.value, spec.unit) : "not measured (" + v.reason + ")";
-        if (v.lower_bound) value = "at least " + value;
-        if (v.value && spec.kind == profile::Kind::latency) {
-            const Json* ns = root.at_path(std::string(spec.path) + ".p50_ns");
-            if (ns && ns->is_number()) value += " (" + profile::format_number(std::round(ns->as_number())) + " ns)";
-        }
-        std::snprintf(line, sizeof line, "  %-40s %-22s %s\n", std::string(spec.label).c_str(), value.c_str(),
-                      v.value ? v.source.c_str() : "");
-        out += line;
+    const auto fact = [&](model::QuantityId q) {
+        const auto v = profile::read_quantity(root, kQuantities[q]);
+        return v.value ? integer(*v.value) : std::string("?");
+    };
+    out += string_at(root, "device.name") + " (" + string_at(root, "device.uuid") + "), cc " + fact(model::kCcMajor) +
+           "." + fact(model::kCcMinor) + ", " + fact(model::kSmCount) + " SMs, profile " + source_of(root, context) +
+           "\n";
+    if (full) {
+        for (const auto& q : kQuantities) out += table_line(root, q);
+        return out;
     }
+    std::size_t unmeasured = 0;
+    for (model::QuantityId i = 0; i < kQuantities.size(); ++i) {
+        const auto v = profile::read_quantity(root, kQuantities[i]);
+        unmeasured += !v.value;
+        const bool headline = std::find(model::kHeadline.begin(), model::kHeadline.end(), i) != model::kHeadline.end();
+        if (headline || !v.doubt.empty()) out += table_line(root, kQuantities[i]);
+    }
+    out += "  " + std::to_string(kQuantities.size() - unmeasured) + " of " + std::to_string(kQuantities.size()) +
+           " quantities known";
+    if (unmeasured) out += ", " + std::to_string(unmeasured) + " unmeasured";
+    out += " (the whole table: cmake --log-level=VERBOSE, or gpu-topology-probe show)\n";
+    return out;
+}
+
+std::string render_quantity_docs() {
+    std::string out =
+        "# Quantities\n\n"
+        "Generated by `gpu-topology-probe docs` from `probe/model/quantities.hpp`; the test `docs.quantities_current`\n"
+        "fails when this file and the list differ. Each name is the header macro `GPU_TOPOLOGY_<NAME>`, the CMake\n"
+        "variable of the same name and a key of `gpu_topology_require()`; the header member is\n"
+        "`gpu_topology::<object>.<member>`.\n\n"
+        "| name | header | profile path | unit | rule | stage | what |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& q : kQuantities) {
+        std::string rule = "[" + profile::format_number(q.rule.min) + ", " + profile::format_number(q.rule.max) + "]";
+        if (q.rule.power_of_two) rule += ", power of two";
+        out += "| `" + std::string(q.name) + "` | `" + std::string(q.object()) + "." + std::string(q.member()) + "` (" +
+               std::string(cxx_type(q.type)) + ") | `" + std::string(q.path) + "` | " + std::string(q.unit) + " | " +
+               rule + " | " + std::string(q.stage) + " | " + std::string(q.label) + " |\n";
+    }
+    out += "\n## Relations\n\nChecked whenever both values are known; a profile that breaks one is refused.\n\n";
+    for (const auto& r : model::kRelations)
+        out += "- `" + std::string(r.smaller) + "` " + (r.strict ? "<" : "≤") + " `" + std::string(r.larger) + "`: " +
+               std::string(r.why) + "\n";
     return out;
 }
 

@@ -1,8 +1,12 @@
 // The probe end to end on the GPU, checked against what the API reports and
 // against facts that hold for the architecture. Exits 77 (CTest: skipped)
 // when no usable GPU is present.
-#include "benchmarks/device_facts.hpp"
-#include "benchmarks/topology.hpp"
+#include "benchmarks/cache_family.hpp"
+#include "benchmarks/nvml_monitor.hpp"
+#include "benchmarks/stages.hpp"
+#include "kernels/cuda_engine.hpp"
+#include "model/l1_at_launch.hpp"
+#include "model/serialize.hpp"
 #include "profile/profile.hpp"
 
 #include <gtest/gtest.h>
@@ -16,11 +20,11 @@ namespace {
 using namespace gpu_topology;
 
 benchmarks::DeviceFacts g_facts;
+model::Topology g_topology;
 profile::Json g_profile;
 
 double value(const char* name) {
-    const auto* spec = profile::find_quantity(name);
-    const auto v = profile::read_quantity(g_profile, *spec);
+    const auto v = profile::read_quantity(g_profile, name);
     if (!v.value) ADD_FAILURE() << name << " not measured: " << v.reason;
     return v.value.value_or(-1);
 }
@@ -66,7 +70,7 @@ TEST(ProbeOnGpu, LatenciesIncreaseDownTheHierarchy) {
     EXPECT_LT(value("SHARED_LATENCY_CYCLES"), value("L1_LATENCY_CYCLES") * 1.5);
     EXPECT_LT(value("L1_LATENCY_CYCLES"), value("L2_NEAR_LATENCY_CYCLES"));
     EXPECT_LT(value("L2_NEAR_LATENCY_CYCLES"), value("DRAM_LATENCY_CYCLES"));
-    const auto far = profile::read_quantity(g_profile, *profile::find_quantity("L2_FAR_LATENCY_CYCLES"));
+    const auto far = profile::read_quantity(g_profile, "L2_FAR_LATENCY_CYCLES");
     if (far.value) {
         EXPECT_GT(*far.value, value("L2_NEAR_LATENCY_CYCLES"));
         EXPECT_LT(*far.value, value("DRAM_LATENCY_CYCLES"));
@@ -104,7 +108,7 @@ TEST(ProbeOnGpu, TextureAndReadOnlyAreTheUnifiedL1) {
     EXPECT_EQ(value("READONLY_SECTOR_BYTES"), value("L1_SECTOR_BYTES"));
     EXPECT_EQ(value("READONLY_LINE_BYTES"), value("L1_LINE_BYTES"));
     // The texture path indexes its sets by address bits: its line may be unmeasurable, never different.
-    if (const auto line = profile::read_quantity(g_profile, *profile::find_quantity("TEXTURE_LINE_BYTES")); line.value)
+    if (const auto line = profile::read_quantity(g_profile, "TEXTURE_LINE_BYTES"); line.value)
         EXPECT_EQ(*line.value, value("L1_LINE_BYTES"));
     for (const char* name : {"L1_TEXTURE_SAME_STORAGE", "L1_READONLY_SAME_STORAGE", "TEXTURE_READONLY_SAME_STORAGE"})
         EXPECT_EQ(value(name), 1) << name;
@@ -135,7 +139,7 @@ TEST(ProbeOnGpu, ConstantCachesFormTheirOwnHierarchy) {
     // An L1.5 miss goes to L2.
     EXPECT_GT(value("CONSTANT_L15_LATENCY_CYCLES") + value("CONSTANT_L15_MISS_PENALTY_CYCLES"),
               0.8 * value("L2_NEAR_LATENCY_CYCLES"));
-    const auto l15 = profile::read_quantity(g_profile, *profile::find_quantity("CONSTANT_L15_SIZE_BYTES"));
+    const auto l15 = profile::read_quantity(g_profile, "CONSTANT_L15_SIZE_BYTES");
     if (l15.lower_bound) EXPECT_FALSE(l15.reason.empty());
     if (g_facts.cc_major >= 7)
         for (const char* name : {"L1_CONSTANT_L1_SAME_STORAGE", "TEXTURE_CONSTANT_L1_SAME_STORAGE",
@@ -143,16 +147,68 @@ TEST(ProbeOnGpu, ConstantCachesFormTheirOwnHierarchy) {
             EXPECT_EQ(value(name), 0) << name;
 }
 
-// Giving shared memory more of the array never leaves L1 more room.
+// Giving shared memory more of the array, or an SM more blocks, never leaves L1 more room.
 TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
-    double previous = 1e30;
-    for (const auto& row : g_profile.at_path("caches.l1.carveouts")->as_array()) {
-        const double percent = row.find("carveout_percent")->as_number();
-        if (percent < 0) continue;
-        const auto* size = row.find("size_bytes");
-        ASSERT_TRUE(size && size->is_number()) << row.dump(-1);
-        EXPECT_LE(size->as_number(), previous + 2048) << "carveout " << percent << "%";
-        previous = size->as_number();
+    for (const auto& a : g_topology.carveouts)
+        for (const auto& b : g_topology.carveouts) {
+            if (!a.size_bytes || !b.size_bytes || a.carveout_percent < 0 || b.carveout_percent < 0) continue;
+            if (a.carveout_percent <= b.carveout_percent && a.threads_per_block >= b.threads_per_block)
+                EXPECT_LE(double(*b.size_bytes), double(*a.size_bytes) + 4096)
+                    << "carveout " << b.carveout_percent << "% with " << b.threads_per_block << " threads against "
+                    << a.carveout_percent << "% with " << a.threads_per_block;
+        }
+}
+
+// l1_bytes_at() (model::l1_bounds) at launches the table was not built from:
+// a fresh measurement lies between the bounds the measured launches give.
+TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
+    ASSERT_FALSE(g_topology.carveouts.empty());
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes));
+    const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
+    engine->warm_up(100);
+    benchmarks::SweepRunner runner(*engine, std::nullopt);
+    runner.calibrate_overhead();
+    const std::uint64_t bound = 4 * (static_cast<std::uint64_t>(g_facts.shared_per_sm_bytes) + 64 * 1024);
+    struct Launch { int carveout; std::uint32_t threads; };
+    for (const Launch launch : {Launch{2, 128}, Launch{6, 512}, Launch{20, 64}, Launch{-1, 128}, Launch{0, 512}}) {
+        const auto measured = benchmarks::measure_capacity(
+            runner, benchmarks::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
+                                                         benchmarks::Order::sequential, "held_out", bound,
+                                                         launch.threads));
+        ASSERT_TRUE(measured.found);
+        const auto bounds = model::l1_bounds(g_topology.carveouts, launch.carveout, launch.threads);
+        ASSERT_TRUE(bounds.lower) << "carveout " << launch.carveout << ", " << launch.threads << " threads";
+        // One search step (1 KiB) and the fuzz of an effective capacity (runs differ by 2 KiB) either side.
+        constexpr double kSlack = 4096;
+        EXPECT_GE(double(measured.capacity_bytes) + kSlack, double(*bounds.lower))
+            << "carveout " << launch.carveout << ", " << launch.threads << " threads";
+        if (bounds.upper)
+            EXPECT_LE(double(measured.capacity_bytes), double(*bounds.upper) + kSlack)
+                << "carveout " << launch.carveout << ", " << launch.threads << " threads";
+        std::printf("held out: carveout %d, %u threads: measured %llu B, table bounds %llu .. %s B\n", launch.carveout,
+                    launch.threads, static_cast<unsigned long long>(measured.capacity_bytes),
+                    static_cast<unsigned long long>(*bounds.lower),
+                    bounds.upper ? std::to_string(*bounds.upper).c_str() : "none");
+    }
+}
+
+// Bandwidths: DRAM below L2, L2 below L1 and shared memory, all below what the
+// SMs could load at one 128-byte wavefront per cycle.
+TEST(ProbeOnGpu, BandwidthsAreOrdered) {
+    const double clock = value("SM_CLOCK_KHZ") * 1e3, sms = g_facts.sm_count;
+    EXPECT_LT(value("DRAM_BANDWIDTH_BYTES_PER_S"), value("L2_BANDWIDTH_BYTES_PER_S"));
+    EXPECT_LT(value("L2_BANDWIDTH_BYTES_PER_S"), value("L1_BANDWIDTH_BYTES_PER_S"));
+    EXPECT_LE(value("L1_BANDWIDTH_BYTES_PER_S"), 128 * clock * sms * 1.02);
+    EXPECT_LE(value("SHARED_BANDWIDTH_BYTES_PER_S"), 128 * clock * sms * 1.02);
+    EXPECT_GT(value("SHARED_BANDWIDTH_BYTES_PER_S"), 64 * clock * sms);
+}
+
+// Nothing else ran: the monitors saw a quiet GPU, and every value is vouched for.
+TEST(ProbeOnGpu, QuietRunVouchesForEverything) {
+    EXPECT_TRUE(g_topology.conditions.quiet);
+    for (const auto& q : model::kQuantities) {
+        const auto v = profile::read_quantity(g_profile, q);
+        EXPECT_TRUE(v.doubt.empty()) << q.name << ": " << v.doubt;
     }
 }
 
@@ -160,13 +216,19 @@ TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
 
 int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
-    const auto lookup = benchmarks::find_device(0);
+    const auto lookup = kernels::find_device(0);
     if (!lookup.found) {
         std::printf("skipped: %s\n", lookup.reason.c_str());
         return 77;
     }
     g_facts = lookup.facts;
     benchmarks::Progress progress(true);
-    g_profile = benchmarks::measure_topology(g_facts, {}, progress);
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes));
+    {
+        const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
+        const auto monitor = benchmarks::make_nvml_monitor(g_facts.uuid);
+        g_topology = benchmarks::measure_topology(*engine, g_facts, {}, progress, *monitor);
+    }
+    g_profile = model::to_json(g_topology);
     return RUN_ALL_TESTS();
 }

@@ -1,18 +1,24 @@
-// Profile read / validate / write, and the errors a user sees for bad input.
+// Profiles are input: reading, validating and writing them, and the errors a
+// user sees for bad input (each naming the file, the field and the value).
+#include "profile/atomic_file.hpp"
 #include "profile/profile.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
 namespace {
 using namespace gpu_topology::profile;
+namespace fs = std::filesystem;
 
-std::string stored_text() {
-    std::ifstream in(std::string(GPU_TOPOLOGY_PROFILES) + "/nvidia-h200.json");
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+std::string stored_text() { return read_text(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200.json"); }
 
 std::string error_of(const std::string& text) {
     try {
@@ -23,81 +29,138 @@ std::string error_of(const std::string& text) {
     return "";
 }
 
-TEST(Profile, StoredProfileIsValid) {
-    const auto profile = load_profile_text(stored_text(), "nvidia-h200.json");
-    EXPECT_EQ(profile.at_path("schema")->as_string(), kSchema);
+// Sets `value` at a dotted path (numbers index arrays), creating objects on the way.
+void set_path(Json& root, const std::string& path, Json value) {
+    Json* node = &root;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string key = path.substr(start, dot - start);
+        if (node->is_array()) node = &node->as_array().at(std::stoul(key));
+        else node = &(*node)[key];
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    *node = std::move(value);
+}
+
+void remove_path(Json& root, const std::string& path) {
+    const auto dot = path.rfind('.');
+    Json* parent = const_cast<Json*>(root.at_path(path.substr(0, dot)));
+    ASSERT_TRUE(parent && parent->is_object()) << path;
+    Json pruned = Json::object();
+    for (const auto& [k, v] : parent->as_object())
+        if (k != path.substr(dot + 1)) pruned[k] = v;
+    *parent = pruned;
+}
+
+TEST(Profile, StoredProfilesAreValid) {
+    for (const auto& entry : fs::directory_iterator(GPU_TOPOLOGY_PROFILES)) {
+        const auto profile = load_profile(entry.path());
+        EXPECT_EQ(profile.at_path("schema")->as_string(), gpu_topology::model::kSchema) << entry.path();
+    }
 }
 
 TEST(Profile, RoundTripKeepsEveryValue) {
     const auto original = load_profile_text(stored_text(), "a.json");
     const auto again = load_profile_text(original.dump(), "b.json");
     EXPECT_EQ(original.dump(), again.dump());
-    for (const auto& spec : kQuantities) {
-        const auto a = read_quantity(original, spec), b = read_quantity(again, spec);
-        EXPECT_EQ(a.value, b.value) << spec.name;
-        EXPECT_EQ(a.source, b.source) << spec.name;
+    for (const auto& q : gpu_topology::model::kQuantities) {
+        const auto a = read_quantity(original, q), b = read_quantity(again, q);
+        EXPECT_EQ(a.value, b.value) << q.name;
+        EXPECT_EQ(a.source, b.source) << q.name;
     }
 }
 
-TEST(Profile, MissingFieldIsNamed) {
-    auto profile = Json::parse(stored_text());
-    auto& l1 = const_cast<Json&>(*profile.at_path("caches.l1"));
-    auto object = l1.as_object();
-    Json pruned = Json::object();
-    for (auto& [k, v] : object)
-        if (k != "line_bytes") pruned[k] = v;
-    l1 = pruned;
-    EXPECT_NE(error_of(profile.dump()).find("caches.l1.line_bytes: missing"), std::string::npos);
+// The catalogue of hostile and impossible profiles (tests/data/hostile_profiles.json).
+TEST(Profile, HostileAndImpossibleProfilesAreRefusedByName) {
+    const auto catalogue = Json::parse(read_text(fs::path(GPU_TOPOLOGY_TEST_DATA) / "hostile_profiles.json"));
+    const auto& cases = catalogue.at_path("cases")->as_array();
+    EXPECT_GE(cases.size(), 20u);
+    for (const auto& c : cases) {
+        auto profile = Json::parse(stored_text());
+        if (const Json* set = c.find("set"))
+            for (const auto& [path, value] : set->as_object())
+                set_path(profile, path,
+                         value.is_string() && value.as_string() == "@LONG@" ? Json(std::string(5000, 'x')) : value);
+        if (const Json* removed = c.find("remove"))
+            for (const auto& path : removed->as_array()) remove_path(profile, path.as_string());
+        const auto error = error_of(profile.dump());
+        const auto& expected = c.find("expect")->as_string();
+        EXPECT_NE(error.find("broken.json: invalid profile"), std::string::npos) << c.find("name")->as_string();
+        EXPECT_NE(error.find(expected), std::string::npos)
+            << c.find("name")->as_string() << ": expected '" << expected << "' in:\n" << error;
+    }
 }
 
-TEST(Profile, WrongTypeIsNamedWithItsValue) {
-    auto profile = Json::parse(stored_text());
-    const_cast<Json&>(*profile.at_path("caches.l1.size_bytes"))["value"] = "big";
-    const auto error = error_of(profile.dump());
-    EXPECT_NE(error.find("broken.json"), std::string::npos);
-    EXPECT_NE(error.find("caches.l1.size_bytes.value: expected number, got string (\"big\")"), std::string::npos)
-        << error;
-}
-
-TEST(Profile, UnknownSchemaIsRefused) {
-    auto profile = Json::parse(stored_text());
-    profile["schema"] = "gpu-topology/99";
-    EXPECT_NE(error_of(profile.dump()).find("schema: unknown schema \"gpu-topology/99\""), std::string::npos);
-}
-
-TEST(Profile, TruncatedFileGivesLineAndColumn) {
+TEST(Profile, SyntaxErrorsGiveLineAndColumn) {
     const auto text = stored_text();
-    const auto error = error_of(text.substr(0, text.size() / 2));
-    EXPECT_NE(error.find("broken.json:"), std::string::npos);
-    EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+    const auto truncated = error_of(text.substr(0, text.size() / 2));
+    EXPECT_NE(truncated.find("broken.json:"), std::string::npos);
+    EXPECT_NE(truncated.find("truncated"), std::string::npos) << truncated;
+    EXPECT_NE(error_of("{\n  \"schema\": tru\n}").find("broken.json:2:13: unexpected character"), std::string::npos)
+        << error_of("{\n  \"schema\": tru\n}");
 }
 
-TEST(Profile, UnmeasuredValueMustSayWhy) {
-    auto profile = Json::parse(stored_text());
-    const_cast<Json&>(*profile.at_path("caches.l2"))["far_latency_cycles"] = unmeasured("cycles", "");
-    EXPECT_NE(error_of(profile.dump()).find("caches.l2.far_latency_cycles.reason"), std::string::npos);
+TEST(Profile, ByteOrderMarkIsRead) {
+    EXPECT_EQ(error_of("\xEF\xBB\xBF" + stored_text()), "");
 }
 
-// A probe that skipped a stage marks only that stage's quantities, with its reason.
-TEST(Profile, SkippedStageMarksOnlyItsQuantities) {
-    auto profile = Json::parse(stored_text());
-    profile["caches"]["texture"] = Json::object();
-    profile["caches"]["l2"] = Json::object();
-    mark_absent_unmeasured(profile, "skipped: stage 'texture readonly' (not part of the quick level)",
-                           [](std::string_view path) { return path.substr(0, 15) == "caches.texture."; });
-    const auto texture = read_quantity(profile, *find_quantity("TEXTURE_SIZE_BYTES"));
-    EXPECT_EQ(texture.source, "unmeasured");
-    EXPECT_EQ(texture.reason, "skipped: stage 'texture readonly' (not part of the quick level)");
-    EXPECT_EQ(profile.at_path("caches.l2.line_bytes"), nullptr);  // not selected: still absent
-    mark_absent_unmeasured(profile, "not measured");
-    EXPECT_EQ(read_quantity(profile, *find_quantity("L2_LINE_BYTES")).reason, "not measured");
-    EXPECT_EQ(error_of(profile.dump()), "");
+TEST(Profile, OnlyRegularFilesOfBoundedSizeAreRead) {
+    EXPECT_THROW(load_profile("/dev/zero"), ProfileError);
+    EXPECT_THROW(load_profile(fs::temp_directory_path()), ProfileError);
+    EXPECT_THROW(load_profile("/nonexistent/profile.json"), ProfileError);
+    try {
+        load_profile("/dev/zero");
+    } catch (const ProfileError& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/zero: not a regular file"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Json, ParsesEscapesAndRejectsDuplicates) {
     EXPECT_EQ(Json::parse(R"({"a": "x\"y\u0041"})").find("a")->as_string(), "x\"yA");
     EXPECT_THROW(Json::parse(R"({"a": 1, "a": 2})"), JsonError);
     EXPECT_THROW(Json::parse("[1, 2"), JsonError);
+    EXPECT_THROW(Json::parse("1e400"), JsonError);  // out of a double's range
+}
+
+TEST(Json, ManyKeysParse) {
+    std::string text = "{";
+    for (int i = 0; i < 100000; ++i) text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    text += "}";
+    const auto parsed = Json::parse(text);
+    EXPECT_EQ(parsed.as_object().size(), 100000u);
+    EXPECT_EQ(parsed.find("k99999")->as_number(), 99999);
+}
+
+TEST(SafeText, ControlCharactersAndBrokenUtf8AreNot) {
+    EXPECT_TRUE(is_safe_text("NVIDIA H200 ]==] \"quoted\" $ {x} ; \\ */ naïve"));
+    EXPECT_FALSE(is_safe_text("a\nb"));
+    EXPECT_FALSE(is_safe_text("a\tb"));
+    EXPECT_FALSE(is_safe_text(std::string("a\0b", 3)));
+    EXPECT_FALSE(is_safe_text("\xff"));
+    EXPECT_FALSE(is_safe_text("\xc3"));  // a lead byte without its continuation
+}
+
+// The writer replaces regular files atomically, writes through symbolic links,
+// and refuses anything else without reading it.
+TEST(AtomicFile, WritesOnlyRegularFiles) {
+    const auto dir = fs::temp_directory_path() / "gpu-topology-atomic-test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto file = dir / "header.hpp";
+    EXPECT_TRUE(write_file_if_changed(file, "one"));
+    EXPECT_FALSE(write_file_if_changed(file, "one"));
+    EXPECT_TRUE(write_file_if_changed(file, "two"));
+    EXPECT_EQ(read_text(file), "two");
+    const auto link = dir / "link.hpp";
+    fs::create_symlink(file, link);
+    EXPECT_TRUE(write_file_if_changed(link, "three"));
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(read_text(file), "three");
+    EXPECT_THROW(write_file_if_changed("/dev/null", "x"), std::runtime_error);
+    EXPECT_THROW(write_file_atomically(dir, "x"), std::runtime_error);
+    fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,52 +1,104 @@
-// Profile -> header / CMake variables / table.
+// Profile -> header / CMake variables / table: values in the right places,
+// unmeasured ones that cannot be used, and text that stays text.
+#include "model/quantities.hpp"
 #include "profile/profile.hpp"
 #include "render/render.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
+#include <algorithm>
+#include <cmath>
 
 namespace {
 using namespace gpu_topology;
 
-profile::Json stored() {
-    return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/nvidia-h200.json");
+profile::Json stored() { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/nvidia-h200.json"); }
+
+void set_unmeasured(profile::Json& p, const std::string& object, const std::string& member, const std::string& why) {
+    profile::Json u = profile::Json::object();
+    u["value"] = nullptr;
+    u["unit"] = "cycles";
+    u["source"] = "unmeasured";
+    u["reason"] = why;
+    const_cast<profile::Json&>(*p.at_path(object))[member] = u;
 }
 
-TEST(Render, HeaderCarriesIdentityAndMeasuredMacros) {
-    const auto header = render::render_header(stored(), {"stored:nvidia-h200.json", "fnv1a64:0"},
+TEST(Render, HeaderCarriesIdentityAndEveryKnownValue) {
+    const auto profile = stored();
+    const auto header = render::render_header(profile, {"stored:nvidia-h200.json", "fnv1a64:0"},
                                               render::embedded_header_template());
     EXPECT_NE(header.find("#define GPU_TOPOLOGY_DEVICE_NAME \"NVIDIA H200\""), std::string::npos);
     EXPECT_NE(header.find("#define GPU_TOPOLOGY_PROFILE_SOURCE \"stored:nvidia-h200.json\""), std::string::npos);
-    EXPECT_NE(header.find("#define GPU_TOPOLOGY_L1_SIZE_BYTES "), std::string::npos);
+    EXPECT_NE(header.find("#define GPU_TOPOLOGY_PROFILE_IS_STORED 1"), std::string::npos);
     EXPECT_EQ(header.find('@'), std::string::npos) << "a placeholder was left unfilled";
+    for (const auto& q : model::kQuantities) {
+        const auto v = profile::read_quantity(profile, q);
+        const std::string macro = "#define GPU_TOPOLOGY_" + std::string(q.name);
+        if (v.value)
+            EXPECT_NE(header.find(macro + " " + profile::format_number(std::round(*v.value)) + "\n"), std::string::npos)
+                << q.name;
+        else
+            EXPECT_NE(header.find(macro + "_UNMEASURED 1\n"), std::string::npos) << q.name;
+    }
 }
 
-TEST(Render, UnmeasuredQuantityHasNoMacroAndZeroConstant) {
+TEST(Render, UnmeasuredQuantityIsAnUnknownTypeWithItsReason) {
     auto profile = stored();
-    const_cast<profile::Json&>(*profile.at_path("caches.l2"))["far_latency_cycles"] =
-        profile::unmeasured("cycles", "no second plateau");
+    set_unmeasured(profile, "caches.l2", "far_latency_cycles", "no second plateau");
     const auto header = render::render_header(profile, {}, render::embedded_header_template());
-    EXPECT_EQ(header.find("#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES"), std::string::npos);
-    EXPECT_NE(header.find("GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES: not measured: no second plateau"), std::string::npos);
-    EXPECT_NE(header.find("l2_far_latency_cycles = 0;"), std::string::npos);
-    const auto cmake = render::render_cmake(profile, {});
-    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED [==[no second plateau]==])"),
+    EXPECT_EQ(header.find("#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES "), std::string::npos);
+    EXPECT_NE(header.find("#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED 1"), std::string::npos);
+    EXPECT_NE(header.find("struct L2_FAR_LATENCY_CYCLES {\n    static constexpr const char* reason = \"no second plateau\";"),
               std::string::npos);
+    EXPECT_NE(header.find("unknown<std::uint32_t, not_measured::L2_FAR_LATENCY_CYCLES> far_latency_cycles;"),
+              std::string::npos);
+    const auto cmake = render::render_cmake(profile, {});
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED \"no second plateau\")"), std::string::npos);
 }
 
 TEST(Render, CMakeVariablesMatchTheProfile) {
     const auto profile = stored();
     const auto cmake = render::render_cmake(profile, {});
-    const auto l1 = profile::read_quantity(profile, *profile::find_quantity("L1_SIZE_BYTES"));
-    ASSERT_TRUE(l1.value);
-    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_L1_SIZE_BYTES " + profile::format_number(*l1.value) + ")"),
-              std::string::npos);
+    for (const auto& q : model::kQuantities) {
+        const auto v = profile::read_quantity(profile, q);
+        if (v.value)
+            EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_" + std::string(q.name) + " " +
+                                 profile::format_number(std::round(*v.value)) + ")"),
+                      std::string::npos)
+                << q.name;
+    }
+}
+
+TEST(Render, TextIsEscapedForCAndCMake) {
+    EXPECT_EQ(render::c_string_body(R"(a"b\c??=d)"), R"(a\"b\\c\?\?=d)");
+    EXPECT_EQ(render::c_string_body("na\xc3\xafve"), "na\\303\\257ve");
+    EXPECT_EQ(render::cmake_quoted_body(R"(x]==] ${PWNED} "q" \ ; @)"), R"(x]==] \${PWNED} \"q\" \\ ; \@)");
+    EXPECT_THROW(render::c_string_body("a\nb"), std::invalid_argument);
+    EXPECT_THROW(render::cmake_quoted_body("a\rb"), std::invalid_argument);
+}
+
+TEST(Render, HostileNamesStayStrings) {
+    auto profile = stored();
+    const std::string name = R"(GPU ]==] message(FATAL_ERROR x) #[==[ "*/ #define l1 0 /*" \ $ENV{HOME})";
+    const_cast<profile::Json&>(*profile.at_path("device"))["name"] = name;
+    const auto header = render::render_header(profile, {}, render::embedded_header_template());
+    EXPECT_NE(header.find("#define GPU_TOPOLOGY_DEVICE_NAME \"" + render::c_string_body(name) + "\""), std::string::npos);
+    EXPECT_EQ(header.find("\n#define l1 0"), std::string::npos);
+    const auto cmake = render::render_cmake(profile, {});
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_NAME \"" + render::cmake_quoted_body(name) + "\")"), std::string::npos);
 }
 
 TEST(Render, UnknownPlaceholderIsAnError) {
     EXPECT_THROW(render::render_header(stored(), {}, "x @NOT_A_QUANTITY@ y"), std::runtime_error);
+}
+
+TEST(Render, SummaryTableNamesWhatIsNotVouchedFor) {
+    auto profile = stored();
+    const_cast<profile::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = "the GPU was busy";
+    const auto table = render::render_table(profile, {}, false);
+    EXPECT_NE(table.find("NOT VOUCHED FOR: the GPU was busy"), std::string::npos) << table;
+    EXPECT_NE(table.find("quantities known"), std::string::npos);
+    EXPECT_LT(std::count(table.begin(), table.end(), '\n'), 10);
 }
 
 }  // namespace

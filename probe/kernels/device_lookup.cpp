@@ -1,15 +1,13 @@
-#include "device_facts.hpp"
-
-#include "../kernels/cuda_check.hpp"
+// The CUDA runtime's view of a device: identity and the API's figures.
+#include "cuda_check.hpp"
+#include "cuda_engine.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 
-namespace gpu_topology::benchmarks {
+namespace gpu_topology::kernels {
 namespace {
-
-using kernels::check;
 
 std::string format_uuid(const cudaUUID_t& uuid) {
     const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
@@ -28,8 +26,8 @@ std::int64_t attribute(cudaDeviceAttr attr, int device, const char* what) {
 
 }  // namespace
 
-DeviceLookup find_device(int index) {
-    DeviceLookup lookup;
+benchmarks::DeviceLookup find_device(int index) {
+    benchmarks::DeviceLookup lookup;
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
@@ -70,11 +68,10 @@ DeviceLookup find_device(int index) {
     f.constant_bytes = static_cast<std::int64_t>(prop.totalConstMem);
     f.global_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
     f.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    f.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
     f.registers_per_sm = prop.regsPerMultiprocessor;
-    f.global_l1_cache_supported = prop.globalL1CacheSupported != 0;
-    f.local_l1_cache_supported = prop.localL1CacheSupported != 0;
     lookup.found = true;
     return lookup;
 }
 
-}  // namespace gpu_topology::benchmarks
+}  // namespace gpu_topology::kernels

@@ -1,0 +1,176 @@
+// gpu_topology_stencil.hpp: a performance model for star stencils, built only
+// on the facts of gpu_topology.hpp (the generated header of a GPU). Facts and
+// models apart: this file is the same for every GPU; the header it includes
+// says which GPU the model reasons about.
+#ifndef GPU_TOPOLOGY_STENCIL_HPP
+#define GPU_TOPOLOGY_STENCIL_HPP
+
+#include <gpu_topology.hpp>
+
+#include <cstdint>
+
+namespace gpu_topology {
+
+// ---- Star stencils: traffic per level and the layer condition ----------------
+// After Ernst et al., "Analytical performance estimation during code generation
+// on modern GPUs": a block of threads updates a tile of the grid; the data a
+// tile's neighbour in y (or z) will need again stays in L2 only if everything
+// touched between the two uses fits (the layer condition). Blocks run in
+// blockIdx order, x fastest, one wave at a time.
+
+// The machine facts the model uses; this_gpu() builds this header's. Tests and
+// what-if studies build their own.
+struct stencil_machine {
+    std::uint64_t l1_bytes;         // L1 per SM (the kernel runs at carveout 0: l1.size_bytes)
+    std::uint32_t l1_line_bytes;    // a block's x extent covers whole lines
+    std::uint32_t l1_sector_bytes;  // unit of L2 -> L1 transfers
+    // L2 that keeps layers for reuse by every SM: all of it. (l2_near is what one
+    // SM reuses at near latency; on the H200 a 512^3 grid's 4-deep tiles ran as
+    // if their layers stayed, which only the whole L2 can hold:
+    // docs/measurements/2026-11-22-h200-stencil3d.md.)
+    std::uint64_t l2_bytes;
+    std::uint64_t l2_bandwidth;     // bytes/s, every SM
+    std::uint64_t dram_bandwidth;   // bytes/s, every SM
+    std::uint32_t sm_count;
+    std::uint32_t threads_per_sm;
+    std::uint32_t warp_size = 32;   // CUDA's: the lanes that load together
+};
+namespace detail {
+// Makes an expression depend on a template parameter, so it is checked only
+// when the template is used: a header whose profile lacks a fact this model
+// needs still compiles, until the model is called (and then names the fact).
+template <typename Dependent, typename T>
+GPU_TOPOLOGY_HD constexpr const T& when_used(const T& fact) {
+    return fact;
+}
+}  // namespace detail
+
+// The machine gpu_topology.hpp describes (it must know every fact used here).
+template <typename Dependent = void>
+GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
+    const auto& cache1 = detail::when_used<Dependent>(l1);
+    const auto& cache2 = detail::when_used<Dependent>(l2);
+    return {cache1.size_bytes,
+            cache1.line_bytes,
+            cache1.sector_bytes,
+            cache2.size_bytes,
+            cache2.bandwidth_bytes_per_s,
+            detail::when_used<Dependent>(dram).bandwidth_bytes_per_s,
+            detail::when_used<Dependent>(device).sm_count,
+            detail::when_used<Dependent>(sm).max_threads};
+}
+
+struct grid_extent {
+    std::uint64_t x, y, z;  // points updated (the halo of `radius` around them is extra)
+};
+
+// Threads per block in x, y, z, and points each thread updates along y or z
+// (thread folding: one of fold_y, fold_z may exceed 1).
+struct stencil_block {
+    std::uint32_t x, y, z;
+    std::uint32_t fold_y = 1, fold_z = 1;
+    GPU_TOPOLOGY_HD constexpr std::uint32_t threads() const { return x * y * z; }
+    GPU_TOPOLOGY_HD constexpr std::uint64_t tile_x() const { return x; }
+    GPU_TOPOLOGY_HD constexpr std::uint64_t tile_y() const { return std::uint64_t(y) * fold_y; }
+    GPU_TOPOLOGY_HD constexpr std::uint64_t tile_z() const { return std::uint64_t(z) * fold_z; }
+    GPU_TOPOLOGY_HD constexpr bool operator==(const stencil_block& o) const {
+        return x == o.x && y == o.y && z == o.z && fold_y == o.fold_y && fold_z == o.fold_z;
+    }
+};
+
+struct stencil_traffic {
+    double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
+    double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded when a layer condition fails
+    double seconds_per_update;     // each level's bytes at its measured bandwidth, added up
+    bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
+    bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
+    bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
+};
+
+namespace detail {
+GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {
+    return unit == 0 ? bytes : (bytes + unit - 1) / unit * unit;
+}
+GPU_TOPOLOGY_HD constexpr std::uint64_t round_up_count(std::uint64_t n, std::uint64_t unit) {
+    return (n + unit - 1) / unit * unit;
+}
+}  // namespace detail
+
+// Traffic of a radius-`radius` star stencil on T (one input, one output array) per updated point.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_block& b, const grid_extent& g,
+                                                               std::uint32_t radius,
+                                                               const stencil_machine& m = this_gpu()) {
+    const std::uint64_t s = sizeof(T), r = radius;
+    const std::uint64_t tx = b.tile_x(), ty = b.tile_y(), tz = b.tile_z(), cells = tx * ty * tz;
+    const std::uint64_t sector = m.l1_sector_bytes;
+    // L1 side: the tile's rows, each widened by the x halo, plus the y and z face rows (a star has no edges).
+    const std::uint64_t core_row = 2 * detail::round_up(r * s, sector) + detail::round_up(tx * s, sector);
+    const std::uint64_t face_row = detail::round_up(tx * s, sector);
+    const std::uint64_t loaded = ty * tz * core_row + 2 * r * (ty + tz) * face_row;
+    const std::uint64_t stored = cells * s;
+    const std::uint64_t per_sm = b.threads() == 0 ? 0 : m.threads_per_sm / b.threads();
+    const std::uint64_t wave = std::uint64_t(m.sm_count) * (per_sm == 0 ? 1 : per_sm);
+    // Bytes in L2 between a tile and its neighbour's use of the same data: the
+    // tiles in between (a row of tiles for y, a plane for z) plus what is in
+    // flight: two waves, as the next wave starts while the last blocks of one finish.
+    const std::uint64_t in_flight = 2 * wave * 2 * cells * s;
+    const std::uint64_t row_x = detail::round_up_count(g.x, tx), row_y = detail::round_up_count(g.y, ty);
+    const std::uint64_t between_y = row_x * tz * (2 * ty + 2 * r) * s + in_flight;
+    const std::uint64_t between_z = row_x * row_y * (2 * tz + 2 * r) * s + in_flight;
+    stencil_traffic t{};
+    t.layer_condition_y = between_y <= m.l2_bytes;
+    t.layer_condition_z = between_z <= m.l2_bytes;
+    t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
+    std::uint64_t dram_bytes = 2 * cells * s;
+    if (!t.layer_condition_y) dram_bytes += 2 * r * tx * tz * s;
+    if (!t.layer_condition_z) dram_bytes += 2 * r * tx * ty * s;
+    t.l2_bytes_per_update = double(loaded + stored) / double(cells);
+    t.dram_bytes_per_update = double(dram_bytes) / double(cells);
+    // Transfers between levels do not overlap (the ECM model of Hager and
+    // Treibig): their times add. Without measured bandwidths both levels count alike.
+    const bool rates = m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
+    t.seconds_per_update = t.l2_bytes_per_update / (rates ? double(m.l2_bandwidth) : 1.0) +
+                           t.dram_bytes_per_update / (rates ? double(m.dram_bandwidth) : 1.0);
+    return t;
+}
+
+// The block of `threads_per_block` threads (powers of two, at most 64 in z)
+// and the folding (none, 2 in y, 2 in z) with the least time per update by
+// star_stencil_traffic, among blocks whose x extent gives each warp one
+// contiguous row of whole L1 lines (fewest lines per load instruction), whose
+// tile fits the grid and whose tiles fit L1 (each rule is dropped when no block
+// meets it). Ties keep the first found: x largest, then y.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
+                                                                  std::uint32_t threads_per_block = 1024,
+                                                                  const stencil_machine& m = this_gpu()) {
+    constexpr std::uint32_t folds[3][2] = {{1, 1}, {2, 1}, {1, 2}};
+    stencil_block best{threads_per_block, 1, 1};
+    double best_time = 0;
+    int best_rank = -1;
+    for (std::uint32_t x = threads_per_block; x >= 1; x /= 2) {
+        for (std::uint32_t y = threads_per_block / x; y >= 1; y /= 2) {
+            const std::uint32_t z = threads_per_block / (x * y);
+            if (x * y * z != threads_per_block || z > 64) continue;
+            for (const auto& f : folds) {
+                const stencil_block b{x, y, z, f[0], f[1]};
+                const auto t = star_stencil_traffic<T>(b, g, radius, m);
+                // Rank the rules a block meets: lines first, then the grid, then L1.
+                const bool rows = x >= m.warp_size && x * sizeof(T) >= m.l1_line_bytes;
+                const int rank = 4 * rows +
+                                 2 * (b.tile_x() <= g.x && b.tile_y() <= g.y && b.tile_z() <= g.z) + t.tile_fits_l1;
+                if (rank > best_rank || (rank == best_rank && t.seconds_per_update < best_time)) {
+                    best = b;
+                    best_time = t.seconds_per_update;
+                    best_rank = rank;
+                }
+            }
+        }
+    }
+    return best;
+}
+
+}  // namespace gpu_topology
+
+#endif  // GPU_TOPOLOGY_STENCIL_HPP

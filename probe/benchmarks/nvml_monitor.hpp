@@ -1,0 +1,35 @@
+#pragma once
+// Monitors for the probe's stage runner (monitor.hpp):
+//  - NVML, loaded at run time (libnvidia-ml.so.1) so the probe still runs where
+//    it is missing: other processes with a compute context on the GPU, and
+//    their SM utilisation;
+//  - a reference measurement through the engine: a fixed amount of arithmetic
+//    on every SM, timed before and after every stage. It touches no memory, so
+//    it leaves the caches as the stages left them; when it takes longer than
+//    the fastest seen, another context is sharing the SMs (time-slicing).
+#include "../kernels/engine.hpp"
+#include "monitor.hpp"
+
+#include <memory>
+#include <string>
+
+namespace gpu_topology::benchmarks {
+
+// An NVML monitor of the GPU with this UUID ("GPU-..."), or, when NVML cannot
+// be loaded or does not know the device, a BlindMonitor saying why.
+std::unique_ptr<Monitor> make_nvml_monitor(const std::string& uuid);
+
+class ReferenceMonitor final : public Monitor {
+public:
+    // Flags a reference that takes `tolerated_slowdown` longer than the fastest seen.
+    explicit ReferenceMonitor(kernels::Engine& engine, double tolerated_slowdown = 0.25);
+    std::string description() const override;
+    std::vector<std::string> disturbances() override;
+
+private:
+    kernels::Engine& engine_;
+    double tolerated_slowdown_;
+    double fastest_ = 0;
+};
+
+}  // namespace gpu_topology::benchmarks

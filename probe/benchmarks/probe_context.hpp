@@ -1,0 +1,72 @@
+#pragma once
+// What the stages of one probe share: the engine and runner, the device's API
+// facts, the topology being filled, how the engine's buffer is laid out, and
+// the intermediate answers that later stages and cross-checks build on.
+#include "../analysis/hierarchy.hpp"
+#include "cache_family.hpp"
+#include "stages.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpu_topology::benchmarks {
+
+// Answers a stage hands to later stages and to the cross-checks.
+struct Scratch {
+    double timer_uncertainty = 0;
+    std::optional<analysis::Hierarchy> curve;
+    std::map<int, analysis::CapacityEstimate> l1_at;  // by carveout, default launch shape
+    std::vector<CacheResult> unified;                 // l1 first, then texture, read-only
+    std::vector<CacheResult> constant;                // constant L1, L1.5
+    std::optional<LatencyAnswer> l2_latency;
+    std::optional<analysis::CapacityEstimate> l2_near;
+    std::optional<LineAnswer> l2_line;
+};
+
+struct ProbeContext {
+    kernels::Engine& engine;
+    SweepRunner& runner;
+    const DeviceFacts& facts;
+    const ProbeOptions& options;
+    Progress& progress;
+    model::Topology& topology;
+    BufferLayout layout;
+    Scratch scratch;
+    std::string stage;  // the stage running now
+
+    std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
+    // The largest footprint an L1 search tries: four times L1 + shared.
+    std::uint64_t l1_search_bound() const {
+        return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
+    }
+    void set(model::QuantityId id, model::Result result) { topology.set(id, std::move(result)); }
+    // Adds a cross-check, tagged with the running stage (a repeated stage replaces its checks).
+    void check(model::CrossCheck c);
+    double clock_khz() const { return runner.measured_clock_khz(); }
+};
+
+// The stages (stage_*.cpp, cache_family.cpp).
+void run_warm_up(ProbeContext&);
+void run_latencies(ProbeContext&);
+void run_hierarchy_curve(ProbeContext&);
+void run_l1_size(ProbeContext&);
+void run_l1_path(ProbeContext&);
+void run_l2_size(ProbeContext&);
+void run_l2_line(ProbeContext&);
+void run_bandwidths(ProbeContext&);
+void run_l1_carveouts(ProbeContext&);
+void run_texture_readonly(ProbeContext&);
+void run_constant_caches(ProbeContext&);
+void run_sharing(ProbeContext&);
+void run_random_order(ProbeContext&);
+
+// The L2 near-capacity question, and the tolerance of checks against its answer.
+CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name);
+double l2_tolerance(const analysis::CapacityEstimate& near);
+
+// "default" or the percentage.
+std::string carveout_name(int percent);
+
+}  // namespace gpu_topology::benchmarks

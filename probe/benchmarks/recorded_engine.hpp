@@ -1,0 +1,98 @@
+#pragma once
+// Engines that record and replay: every call a probe makes to the engine, and
+// what the GPU answered, as a text log. `probe --record FILE` writes one; a
+// ReplayEngine answers the same calls from it on any machine, so every stage,
+// the SweepRunner and the analysis run on the CPU (tests/data/*.enginelog) and
+// must reproduce the profile of the run that was recorded.
+//
+// The log: a header of device facts, then one request line ("> ...") per call
+// and, where the call returns something, one answer line ("< ...").
+// Latency samples are run-length encoded ("33*12" is twelve 33s).
+#include "../kernels/engine.hpp"
+#include "device_facts.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpu_topology::benchmarks {
+
+class RecordingEngine final : public kernels::Engine {
+public:
+    // Records every call to `inner` into `file` (written as the probe goes).
+    RecordingEngine(kernels::Engine& inner, const DeviceFacts& facts, const std::filesystem::path& file);
+
+    std::size_t buffer_bytes() const override { return inner_.buffer_bytes(); }
+    std::size_t ring_capacity(kernels::LoadPath path) const override { return inner_.ring_capacity(path); }
+    kernels::Ring link_sequential(kernels::LoadPath path, std::size_t offset, std::uint32_t elements,
+                                  std::uint32_t stride_bytes) override;
+    kernels::Ring link_random(kernels::LoadPath path, std::size_t offset, std::uint32_t elements,
+                              std::uint32_t stride_bytes, std::uint64_t seed) override;
+    kernels::ChaseResult chase(const kernels::ChaseRequest& request) override;
+    kernels::ChaseResult chase_after(const kernels::ChaseRequest& victim, const kernels::Disturbance& other) override;
+    void stream_l2(std::size_t offset, std::size_t bytes) override;
+    double time_read(const kernels::ReadRequest& request) override;
+    double time_reference_work() override;
+    kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    void warm_up(double milliseconds) override;
+
+private:
+    void write(const std::string& line);
+    kernels::Engine& inner_;
+    std::ofstream out_;
+    std::filesystem::path file_;
+};
+
+class ReplayError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class ReplayEngine final : public kernels::Engine {
+public:
+    // Reads a log; throws ReplayError naming the file and line when it is malformed.
+    explicit ReplayEngine(const std::filesystem::path& file);
+
+    const DeviceFacts& facts() const { return facts_; }
+    // Calls answered so far, and in the log.
+    std::size_t calls_replayed() const { return next_; }
+    std::size_t calls_recorded() const { return calls_.size(); }
+
+    std::size_t buffer_bytes() const override { return buffer_bytes_; }
+    std::size_t ring_capacity(kernels::LoadPath path) const override;
+    kernels::Ring link_sequential(kernels::LoadPath path, std::size_t offset, std::uint32_t elements,
+                                  std::uint32_t stride_bytes) override;
+    kernels::Ring link_random(kernels::LoadPath path, std::size_t offset, std::uint32_t elements,
+                              std::uint32_t stride_bytes, std::uint64_t seed) override;
+    kernels::ChaseResult chase(const kernels::ChaseRequest& request) override;
+    kernels::ChaseResult chase_after(const kernels::ChaseRequest& victim, const kernels::Disturbance& other) override;
+    void stream_l2(std::size_t offset, std::size_t bytes) override;
+    double time_read(const kernels::ReadRequest& request) override;
+    double time_reference_work() override;
+    kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    void warm_up(double milliseconds) override;
+
+private:
+    struct Call {
+        std::string request, answer;
+        std::size_t line = 0;
+    };
+    // The answer to the next call, which must be `request`; throws ReplayError when it is not.
+    const std::string& answer(const std::string& request);
+
+    std::filesystem::path file_;
+    DeviceFacts facts_;
+    std::size_t buffer_bytes_ = 0;
+    std::vector<std::size_t> capacities_;
+    std::vector<Call> calls_;
+    std::size_t next_ = 0;
+};
+
+// The text forms both engines share (exposed for tests).
+std::string encode_samples(const std::vector<std::uint32_t>& cycles);
+std::vector<std::uint32_t> decode_samples(const std::string& text);
+
+}  // namespace gpu_topology::benchmarks

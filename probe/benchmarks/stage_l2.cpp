@@ -1,0 +1,135 @@
+// Stages: the L2 an SM reuses at near latency, the L2 line, and the read
+// bandwidths of every level.
+#include "../profile/json.hpp"
+#include "probe_context.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpu_topology::benchmarks {
+
+using kernels::LoadPath;
+using model::id;
+
+CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name) {
+    return CapacityQuestion{{.name = name, .path = LoadPath::l2, .stride_bytes = 128, .order = order, .samples = 1024},
+                            2 * MiB, 256 * KiB, 3 * ctx.l2_bytes() / 2};
+}
+
+double l2_tolerance(const analysis::CapacityEstimate& near) {
+    return std::max(0.03 * double(near.capacity_bytes), 512.0 * KiB);
+}
+
+void run_l2_size(ProbeContext& ctx) {
+    ctx.progress.step("L2 near capacity");
+    ctx.scratch.l2_near = measure_capacity(ctx.runner, l2_question(ctx, Order::sequential, "l2_near_size"));
+    const auto& near = *ctx.scratch.l2_near;
+    ctx.set(id("L2_NEAR_SIZE_BYTES"), size_result(near, kSizeMethod + ", ld.global.cg"));
+    ctx.progress.done(bytes_text(near.capacity_bytes));
+    if (ctx.scratch.curve && ctx.scratch.curve->l2_near && near.found)
+        ctx.check({.name = "l2: hierarchy curve near plateau agrees with the near-capacity search",
+                   .expected = double(near.capacity_bytes),
+                   .measured = double(ctx.scratch.curve->l2_near->last_bytes),
+                   .tolerance = 0.2 * double(near.capacity_bytes), .detail = "tolerance one curve step",
+                   .concerns = {id("L2_NEAR_SIZE_BYTES")}});
+}
+
+void run_l2_line(ProbeContext& ctx) {
+    const auto& near = *ctx.scratch.l2_near;
+    ctx.progress.step("L2 line (capacity span per stride)");
+    ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), {64, 128, 256},
+                                       analysis::StrideSpan{128, near.capacity_bytes});
+    const auto& line = *ctx.scratch.l2_line;
+    ctx.set(id("L2_LINE_BYTES"), line_result(line.line, line.spans, "near-capacity span at strides 64..256 B"));
+    ctx.progress.done(line.line ? std::to_string(line.line->line_bytes) + " B" : "not found");
+    for (const auto& span : line.spans)
+        if (span.stride_bytes == 64)
+            ctx.check({.name = "l2: stride 64 B agrees with stride 128 B", .expected = double(near.capacity_bytes),
+                       .measured = double(span.span_bytes), .tolerance = l2_tolerance(near),
+                       .detail = "two sectors of each line touched", .concerns = {id("L2_NEAR_SIZE_BYTES")}});
+}
+
+namespace {
+
+using kernels::CacheOp;
+using kernels::ReadPattern;
+using kernels::ReadRequest;
+
+// Passes that make a run read about 2 GiB: long enough for events to time well.
+std::uint32_t passes_for(std::uint64_t bytes_per_pass) {
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (2048 * MiB + bytes_per_pass - 1) / bytes_per_pass));
+}
+
+std::string describe(const ReadRequest& r) {
+    const char* pattern = r.pattern == ReadPattern::rotating        ? "rotating chunks"
+                          : r.pattern == ReadPattern::streaming     ? "grid-stride stream"
+                          : r.pattern == ReadPattern::block_private ? "block-private re-read"
+                                                                    : "ld.shared.v4 re-read";
+    const bool global = r.pattern != ReadPattern::shared;
+    return std::string(pattern) + ", " + bytes_text(r.bytes) + (r.pattern == ReadPattern::block_private || !global ? " per block" : "") +
+           (global ? (r.op == CacheOp::cg ? ", 16 B ld.global.cg" : ", 16 B ld.global.ca") : "") + ", " +
+           std::to_string(r.threads) + " threads x " + std::to_string(r.blocks_per_sm) + " blocks per SM, " +
+           std::to_string(r.passes) + " passes";
+}
+
+// The best of `variants`: its result, and every variant's median beside it.
+model::Result best_of(ProbeContext& ctx, const std::vector<ReadRequest>& variants, const char* level,
+                      const std::string& what) {
+    const auto sms = static_cast<std::uint32_t>(ctx.facts.sm_count);
+    ctx.progress.step(std::string(level) + " read bandwidth (" + std::to_string(variants.size()) + " variants)");
+    std::optional<BandwidthAnswer> best;
+    std::vector<std::pair<std::string, double>> tried;
+    for (const auto& request : variants) {
+        auto answer = measure_read_bandwidth(ctx.engine, request, sms);
+        tried.emplace_back("variant_" + std::to_string(tried.size() + 1) + "_bytes_per_s", std::round(answer.median));
+        if (!best || answer.median > best->median) best = std::move(answer);
+    }
+    ctx.progress.done(profile::format_number(std::round(best->median / 1e10) / 100) + " TB/s");
+    auto result = bandwidth_result(best->bytes_per_s, "every SM; best of " + std::to_string(variants.size()) +
+                                                          " access patterns (" + what + "): " + describe(best->request) +
+                                                          "; median of " + std::to_string(best->bytes_per_s.size()) +
+                                                          " runs");
+    if (auto* e = std::get_if<model::Estimate>(&result)) e->details = std::move(tried);
+    return result;
+}
+
+}  // namespace
+
+// Read bandwidths, every SM at once, each the best of a few access patterns.
+// L2: rotating chunks, so no load can hit L1, over a region that fits the near
+// partition and one that spans both; DRAM: a stream over four L2 sizes; L1: each
+// block re-reads its own 64 KiB; shared memory: each block re-reads 32 KiB.
+void run_bandwidths(ProbeContext& ctx) {
+    const auto l2 = ctx.l2_bytes();
+    const auto* near = ctx.scratch.l2_near && ctx.scratch.l2_near->found ? &*ctx.scratch.l2_near : nullptr;
+    const std::uint64_t blocks = std::uint64_t(ctx.facts.sm_count);
+    std::vector<ReadRequest> l2_variants;
+    for (const std::uint64_t region : {(near ? near->capacity_bytes / 2 : l2 / 4) / MiB * MiB, 3 * l2 / 4 / MiB * MiB})
+        for (const CacheOp op : {CacheOp::cg, CacheOp::ca})
+            for (const std::uint32_t per_sm : {2u, 4u})
+                l2_variants.push_back({.pattern = ReadPattern::rotating, .op = op, .bytes = region,
+                                       .passes = passes_for(region), .threads = 1024, .blocks_per_sm = per_sm});
+    ctx.set(id("L2_BANDWIDTH_BYTES_PER_S"),
+            best_of(ctx, l2_variants, "L2", "regions that fit the near partition and span both"));
+
+    const std::uint64_t dram_region = std::min<std::uint64_t>(4 * l2, ctx.layout.fresh_offset) / MiB * MiB;
+    std::vector<ReadRequest> dram_variants;
+    for (const std::uint32_t per_sm : {4u, 8u})
+        dram_variants.push_back({.pattern = ReadPattern::streaming, .op = CacheOp::cg, .bytes = dram_region,
+                                 .passes = passes_for(dram_region), .threads = 512, .blocks_per_sm = per_sm});
+    ctx.set(id("DRAM_BANDWIDTH_BYTES_PER_S"), best_of(ctx, dram_variants, "DRAM", "four L2 sizes, from DRAM"));
+
+    const std::uint64_t l1_share = 64 * KiB, shared_share = 32 * KiB;
+    ctx.set(id("L1_BANDWIDTH_BYTES_PER_S"),
+            best_of(ctx, {{.pattern = ReadPattern::block_private, .op = CacheOp::ca, .bytes = l1_share,
+                           .passes = passes_for(l1_share * 2 * blocks), .threads = 1024, .blocks_per_sm = 2}},
+                    "L1", "hits after the first pass"));
+    std::vector<ReadRequest> shared_variants;
+    for (const std::uint32_t per_sm : {1u, 2u})
+        shared_variants.push_back({.pattern = ReadPattern::shared, .bytes = shared_share,
+                                   .passes = passes_for(shared_share * per_sm * blocks), .threads = 1024,
+                                   .blocks_per_sm = per_sm});
+    ctx.set(id("SHARED_BANDWIDTH_BYTES_PER_S"), best_of(ctx, shared_variants, "shared memory", "conflict-free"));
+}
+
+}  // namespace gpu_topology::benchmarks

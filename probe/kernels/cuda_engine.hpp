@@ -1,0 +1,20 @@
+#pragma once
+// The CUDA engine and the device lookup: the only parts of the probe that
+// need the CUDA runtime. Everything else works on kernels::Engine and
+// benchmarks::DeviceFacts.
+#include "../benchmarks/device_facts.hpp"
+#include "engine.hpp"
+
+#include <memory>
+
+namespace gpu_topology::kernels {
+
+// An engine on CUDA device `device` owning one buffer of `buffer_bytes` for
+// every ring, region and first touch. Every resource lives on that device.
+std::unique_ptr<Engine> make_cuda_engine(int device, std::size_t buffer_bytes);
+
+// What the CUDA runtime reports about device `index`; a missing driver, no
+// device, or an index beyond the device count are "no GPU", not errors.
+benchmarks::DeviceLookup find_device(int index);
+
+}  // namespace gpu_topology::kernels

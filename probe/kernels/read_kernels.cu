@@ -1,0 +1,147 @@
+#include "cuda_check.hpp"
+#include "read_kernels.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace gpu_topology::kernels {
+namespace {
+
+constexpr unsigned kUnroll = 4;  // independent loads in flight per thread
+constexpr unsigned long long kNever = 0x5a5a5a5a5a5a5a5aull;  // a sum the data never produces
+
+template <CacheOp Op>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+    uint4 v;
+    if constexpr (Op == CacheOp::cg)
+        asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    else
+        asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
+
+// Reads pieces [first, first + count) of `data` with the block's threads, kUnroll loads in flight each.
+template <CacheOp Op>
+__device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
+    unsigned acc = 0;
+    const size_t step = blockDim.x;
+    size_t i = threadIdx.x;
+    for (; i + (kUnroll - 1) * step < count; i += kUnroll * step) {
+        uint4 v[kUnroll];
+#pragma unroll
+        for (unsigned u = 0; u < kUnroll; ++u) v[u] = load16<Op>(data + i + u * step);
+#pragma unroll
+        for (unsigned u = 0; u < kUnroll; ++u) acc += fold(v[u]);
+    }
+    for (; i < count; i += step) acc += fold(load16<Op>(data + i));
+    return acc;
+}
+
+template <CacheOp Op>
+__global__ void streaming_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
+    unsigned acc = 0;
+    const size_t step = size_t(gridDim.x) * blockDim.x;
+    for (unsigned pass = 0; pass < passes; ++pass)
+        for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step) acc += fold(load16<Op>(data + i));
+    if (acc == kNever) *sink = acc;
+}
+
+template <CacheOp Op>
+__global__ void rotating_kernel(const uint4* data, size_t chunk_pieces, unsigned passes, unsigned long long* sink) {
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) {
+        const size_t chunk = (blockIdx.x + pass) % gridDim.x;  // read last pass by the previous block, on another SM
+        acc += read_span<Op>(data + chunk * chunk_pieces, chunk_pieces);
+    }
+    if (acc == kNever) *sink = acc;
+}
+
+template <CacheOp Op>
+__global__ void block_private_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Op>(data + blockIdx.x * pieces, pieces);
+    if (acc == kNever) *sink = acc;
+}
+
+__global__ void shared_kernel(size_t pieces, unsigned passes, unsigned long long* sink) {
+    extern __shared__ uint4 tile[];
+    for (size_t i = threadIdx.x; i < pieces; i += blockDim.x) tile[i] = make_uint4(unsigned(i), 1u, 2u, 3u);
+    __syncthreads();
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) {
+        size_t i = threadIdx.x;
+        for (; i + (kUnroll - 1) * blockDim.x < pieces; i += kUnroll * blockDim.x) {
+            uint4 v[kUnroll];
+#pragma unroll
+            for (unsigned u = 0; u < kUnroll; ++u) {
+                const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(tile + i + u * blockDim.x));
+                asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                             : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "r"(address));
+            }
+#pragma unroll
+            for (unsigned u = 0; u < kUnroll; ++u) acc += fold(v[u]);
+        }
+    }
+    if (acc == kNever) *sink = acc;
+}
+
+// Dependent integer arithmetic: no memory traffic, so only another context on the SMs can slow it.
+__global__ void reference_kernel(unsigned iterations, unsigned long long* sink) {
+    unsigned x = threadIdx.x + 1, y = blockIdx.x + 3;
+    for (unsigned i = 0; i < iterations; ++i) {
+        x = x * 1664525u + y;
+        y ^= x >> 7;
+    }
+    if (x == 0x5a5a5a5au && y == 0) *sink = x;
+}
+
+void check_region(const ReadRequest& r, std::size_t span, std::size_t buffer_bytes) {
+    if (r.offset % 16 != 0 || r.offset + span > buffer_bytes)
+        throw std::invalid_argument("read of " + std::to_string(span) + " B at offset " + std::to_string(r.offset) +
+                                    " is misaligned or exceeds the " + std::to_string(buffer_bytes) + " B buffer");
+}
+
+template <CacheOp Op>
+void launch_with(const ReadRequest& r, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
+                 unsigned long long* sink) {
+    const unsigned blocks = static_cast<unsigned>(sm_count) * r.blocks_per_sm;
+    const auto* data = reinterpret_cast<const uint4*>(buffer + r.offset);
+    switch (r.pattern) {
+        case ReadPattern::streaming:
+            check_region(r, r.bytes, buffer_bytes);
+            streaming_kernel<Op><<<blocks, r.threads>>>(data, r.bytes / 16, r.passes, sink);
+            break;
+        case ReadPattern::rotating:
+            check_region(r, r.bytes, buffer_bytes);
+            rotating_kernel<Op><<<blocks, r.threads>>>(data, r.bytes / blocks / 16, r.passes, sink);
+            break;
+        case ReadPattern::block_private:
+            check_region(r, std::size_t(blocks) * r.bytes, buffer_bytes);
+            block_private_kernel<Op><<<blocks, r.threads>>>(data, r.bytes / 16, r.passes, sink);
+            break;
+        case ReadPattern::shared:
+            check(cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(r.bytes / 16 * 16)),
+                  "cudaFuncSetAttribute(shared_kernel)");
+            shared_kernel<<<blocks, r.threads, r.bytes / 16 * 16>>>(r.bytes / 16, r.passes, sink);
+            break;
+    }
+    check_launch("read kernel");
+}
+
+}  // namespace
+
+void launch_read(const ReadRequest& r, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
+                 unsigned long long* sink) {
+    if (r.op == CacheOp::cg) launch_with<CacheOp::cg>(r, buffer, buffer_bytes, sm_count, sink);
+    else launch_with<CacheOp::ca>(r, buffer, buffer_bytes, sm_count, sink);
+}
+
+void launch_reference_work(int sm_count, unsigned long long* sink) {
+    reference_kernel<<<sm_count * 4, 256>>>(1u << 16, sink);
+    check_launch("reference_kernel");
+}
+
+}  // namespace gpu_topology::kernels

@@ -1,0 +1,226 @@
+#pragma once
+// The one list of quantities. Each row says, once, everything the rest of the
+// package needs to know about a quantity:
+//   - its name: the header macro GPU_TOPOLOGY_<name>, the CMake variable of the
+//     same name and the key gpu_topology_require() accepts;
+//   - where it sits in a profile (a dotted path; the last two parts are the
+//     header object and member: caches.l1.size_bytes -> gpu_topology::l1.size_bytes);
+//   - its shape in the profile, its header type and unit;
+//   - the probe stage that measures it ("api" for what the CUDA runtime reports);
+//   - the rule a value must meet to be accepted.
+// Relations between quantities (a line is no larger than its cache, ...) are
+// listed below the quantities. The profile schema and its validation, the
+// header, the CMake variables, the printed table and docs/quantities.md are
+// all generated from these two lists, so adding a quantity is adding a row
+// here plus the stage code that measures it.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace gpu_topology::model {
+
+// Profiles name their schema; a reader refuses any other.
+inline constexpr std::string_view kSchema = "gpu-topology/2";
+
+// How a quantity is written in a profile.
+enum class Shape : std::uint8_t {
+    fact,      // a bare JSON number (identity: SM count, compute capability)
+    estimate,  // {"value", "unit", "source", "method", "confidence", ...}
+    latency,   // an estimate of a latency distribution: {"p05", "p50", "mean", "p95", ...}; its value is p50
+};
+
+// The C++ type a quantity has in gpu_topology.hpp.
+enum class HeaderType : std::uint8_t { u32, u64, flag };
+
+inline constexpr double kMaxU32 = 4294967295.0;
+inline constexpr double kMaxExactU64 = 9007199254740992.0;  // 2^53: the largest integer a JSON number holds exactly
+
+// What a value must satisfy, besides fitting its header type.
+struct Rule {
+    double min = 1;
+    double max = kMaxU32;
+    bool power_of_two = false;
+};
+inline constexpr Rule kBytes{1, kMaxExactU64};
+inline constexpr Rule kLine{4, 65536, true};   // lines and fetch granularities
+inline constexpr Rule kCycles{1, 1e6};
+inline constexpr Rule kBandwidth{1e6, 1e15};   // bytes/s
+inline constexpr Rule kFlag{0, 1};
+inline constexpr Rule kInstances{1, 64};
+
+struct Quantity {
+    std::string_view name;
+    std::string_view path;
+    Shape shape;
+    HeaderType type;
+    std::string_view unit;
+    std::string_view stage;
+    Rule rule;
+    std::string_view label;  // one line for the printed table and the docs
+
+    constexpr std::string_view member() const { return path.substr(path.rfind('.') + 1); }
+    constexpr std::string_view object() const {
+        const auto last = path.rfind('.');
+        const auto before = path.rfind('.', last - 1);
+        return path.substr(before == std::string_view::npos ? 0 : before + 1,
+                           last - (before == std::string_view::npos ? 0 : before + 1));
+    }
+};
+
+using S = Shape;
+using H = HeaderType;
+
+// clang-format off
+inline constexpr std::array kQuantities{
+    // --- the device (CUDA runtime) and the clock ----------------------------------------------
+    Quantity{"SM_COUNT", "device.sm_count", S::fact, H::u32, "SMs", "api", {1, 4096}, "multiprocessors"},
+    Quantity{"CC_MAJOR", "device.cc_major", S::fact, H::u32, "", "api", {1, 99}, "compute capability, major"},
+    Quantity{"CC_MINOR", "device.cc_minor", S::fact, H::u32, "", "api", {0, 9}, "compute capability, minor"},
+    Quantity{"SM_CLOCK_MAX_KHZ", "device.sm_clock_max_khz", S::estimate, H::u32, "kHz", "api", {1, 1e8}, "SM clock, maximum"},
+    Quantity{"SM_CLOCK_KHZ", "device.sm_clock_khz", S::estimate, H::u32, "kHz", "warm-up", {1, 1e8}, "SM clock during the probe"},
+    Quantity{"MAX_THREADS_PER_SM", "sm.max_threads", S::estimate, H::u32, "threads", "api", {1, 65536}, "threads per SM, at most"},
+    Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, "blocks", "api", {1, 1024}, "resident blocks per SM, at most"},
+    Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, "registers", "api", {1, 1e7}, "32-bit registers per SM"},
+    // --- L1 data (ld.global.ca) ----------------------------------------------------------------
+    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, max-L1 carveout"},
+    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, carveout left to the driver"},
+    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kBytes, "L1 data, max-shared carveout"},
+    Quantity{"L1_LINE_BYTES", "caches.l1.line_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 line"},
+    Quantity{"L1_SECTOR_BYTES", "caches.l1.sector_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 fetch granularity"},
+    Quantity{"L1_LATENCY_CYCLES", "caches.l1.latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 hit latency"},
+    Quantity{"L1_MISS_LATENCY_CYCLES", "caches.l1.miss_latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 miss served by near L2"},
+    Quantity{"L1_MISS_PENALTY_CYCLES", "caches.l1.miss_penalty_cycles", S::estimate, H::u32, "cycles", "l1 path", kCycles, "L1 miss penalty (to L2)"},
+    Quantity{"L1_PER_SM", "caches.l1.per_sm", S::estimate, H::u32, "instances", "l1 path", kInstances, "L1 instances per SM"},
+    Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
+    // --- texture (tex1Dfetch) and read-only (ld.global.nc) paths, max-L1 carveout ---------------
+    Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kBytes, "texture, max-L1 carveout"},
+    Quantity{"TEXTURE_LINE_BYTES", "caches.texture.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture line"},
+    Quantity{"TEXTURE_SECTOR_BYTES", "caches.texture.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture fetch granularity"},
+    Quantity{"TEXTURE_LATENCY_CYCLES", "caches.texture.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture hit latency"},
+    Quantity{"TEXTURE_MISS_LATENCY_CYCLES", "caches.texture.miss_latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture miss served by near L2"},
+    Quantity{"TEXTURE_MISS_PENALTY_CYCLES", "caches.texture.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "texture miss penalty (to L2)"},
+    Quantity{"TEXTURE_PER_SM", "caches.texture.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "texture instances per SM"},
+    Quantity{"READONLY_SIZE_BYTES", "caches.readonly.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kBytes, "read-only, max-L1 carveout"},
+    Quantity{"READONLY_LINE_BYTES", "caches.readonly.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only line"},
+    Quantity{"READONLY_SECTOR_BYTES", "caches.readonly.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only fetch granularity"},
+    Quantity{"READONLY_LATENCY_CYCLES", "caches.readonly.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "read-only hit latency"},
+    Quantity{"READONLY_MISS_LATENCY_CYCLES", "caches.readonly.miss_latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "read-only miss served by near L2"},
+    Quantity{"READONLY_MISS_PENALTY_CYCLES", "caches.readonly.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "read-only miss penalty (to L2)"},
+    Quantity{"READONLY_PER_SM", "caches.readonly.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "read-only instances per SM"},
+    // --- constant caches (ld.const) ---------------------------------------------------------------
+    Quantity{"CONSTANT_SIZE_BYTES", "caches.constant.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "constant memory"},
+    Quantity{"CONSTANT_L1_SIZE_BYTES", "caches.constant_l1.size_bytes", S::estimate, H::u64, "bytes", "constant caches", kBytes, "constant L1"},
+    Quantity{"CONSTANT_L1_LINE_BYTES", "caches.constant_l1.line_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 line"},
+    Quantity{"CONSTANT_L1_SECTOR_BYTES", "caches.constant_l1.sector_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 fetch granularity"},
+    Quantity{"CONSTANT_L1_LATENCY_CYCLES", "caches.constant_l1.latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1 hit latency"},
+    Quantity{"CONSTANT_L1_MISS_PENALTY_CYCLES", "caches.constant_l1.miss_penalty_cycles", S::estimate, H::u32, "cycles", "constant caches", kCycles, "constant L1 miss penalty (to L1.5)"},
+    Quantity{"CONSTANT_L1_PER_SM", "caches.constant_l1.per_sm", S::estimate, H::u32, "instances", "constant caches", kInstances, "constant L1 instances per SM"},
+    Quantity{"CONSTANT_L15_SIZE_BYTES", "caches.constant_l15.size_bytes", S::estimate, H::u64, "bytes", "constant caches", kBytes, "constant L1.5"},
+    Quantity{"CONSTANT_L15_SECTOR_BYTES", "caches.constant_l15.sector_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1.5 fetch granularity"},
+    Quantity{"CONSTANT_L15_LATENCY_CYCLES", "caches.constant_l15.latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 hit latency"},
+    Quantity{"CONSTANT_L15_MISS_LATENCY_CYCLES", "caches.constant_l15.miss_latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss (first touch) latency"},
+    Quantity{"CONSTANT_L15_MISS_PENALTY_CYCLES", "caches.constant_l15.miss_penalty_cycles", S::estimate, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss penalty (to L2)"},
+    // --- shared memory ----------------------------------------------------------------------------
+    Quantity{"SHARED_SIZE_PER_SM_BYTES", "caches.shared.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "shared memory per SM"},
+    Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "shared memory per block (opt-in)"},
+    Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, "bytes", "api", {0, 65536}, "shared memory the driver reserves per block"},
+    Quantity{"SHARED_LATENCY_CYCLES", "caches.shared.latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "shared memory load latency"},
+    Quantity{"SHARED_BANDWIDTH_BYTES_PER_S", "caches.shared.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "shared memory load bandwidth, all SMs"},
+    // --- L2 and DRAM --------------------------------------------------------------------------------
+    Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "L2 total"},
+    Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, "bytes", "api", {0, kMaxExactU64}, "L2 set-aside for persisting accesses, at most"},
+    Quantity{"L2_NEAR_SIZE_BYTES", "caches.l2.near_size_bytes", S::estimate, H::u64, "bytes", "l2 size", kBytes, "L2 an SM reuses at near latency"},
+    Quantity{"L2_LINE_BYTES", "caches.l2.line_bytes", S::estimate, H::u32, "bytes", "l2 line", kLine, "L2 line"},
+    Quantity{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", S::estimate, H::u32, "bytes", "latencies", kLine, "L2 fetch granularity from DRAM"},
+    Quantity{"L2_NEAR_LATENCY_CYCLES", "caches.l2.near_latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "L2 near hit latency"},
+    Quantity{"L2_FAR_LATENCY_CYCLES", "caches.l2.far_latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "L2 far hit latency"},
+    Quantity{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", S::estimate, H::u32, "cycles", "hierarchy curve", kCycles, "L2 near miss penalty (to DRAM)"},
+    Quantity{"L2_BANDWIDTH_BYTES_PER_S", "caches.l2.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L2 read bandwidth, all SMs"},
+    Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "device memory"},
+    Quantity{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "DRAM load latency"},
+    Quantity{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "DRAM read bandwidth, all SMs"},
+    // --- which caches are one physical storage: 1 same, 0 separate ---------------------------------
+    Quantity{"L1_TEXTURE_SAME_STORAGE", "sharing.l1_texture", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and texture share storage"},
+    Quantity{"L1_READONLY_SAME_STORAGE", "sharing.l1_readonly", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and read-only share storage"},
+    Quantity{"TEXTURE_READONLY_SAME_STORAGE", "sharing.texture_readonly", S::estimate, H::flag, "bool", "sharing", kFlag, "texture and read-only share storage"},
+    Quantity{"L1_CONSTANT_L1_SAME_STORAGE", "sharing.l1_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and constant L1 share storage"},
+    Quantity{"TEXTURE_CONSTANT_L1_SAME_STORAGE", "sharing.texture_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "texture and constant L1 share storage"},
+    Quantity{"READONLY_CONSTANT_L1_SAME_STORAGE", "sharing.readonly_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "read-only and constant L1 share storage"},
+};
+// clang-format on
+
+// Index of a quantity in kQuantities. consteval: a misspelt name in a stage
+// fails to compile.
+using QuantityId = std::size_t;
+consteval QuantityId id(std::string_view name) {
+    for (std::size_t i = 0; i < kQuantities.size(); ++i)
+        if (kQuantities[i].name == name) return i;
+    throw "no quantity of this name in model/quantities.hpp";
+}
+// The same at run time (CMake names, test input); kQuantities.size() when unknown.
+constexpr QuantityId find(std::string_view name) {
+    for (std::size_t i = 0; i < kQuantities.size(); ++i)
+        if (kQuantities[i].name == name) return i;
+    return kQuantities.size();
+}
+
+// The identity and the clock, which the header, the table and the serializer need by name.
+inline constexpr QuantityId kSmCount = id("SM_COUNT");
+inline constexpr QuantityId kCcMajor = id("CC_MAJOR");
+inline constexpr QuantityId kCcMinor = id("CC_MINOR");
+inline constexpr QuantityId kSmClockKhz = id("SM_CLOCK_KHZ");
+// What a configure prints when it does not print the whole table.
+inline constexpr std::array kHeadline{id("L1_SIZE_BYTES"), id("L2_NEAR_SIZE_BYTES"), id("L2_SIZE_BYTES")};
+
+// `smaller` must not exceed `larger` (strictly less when `strict`), whenever both are known.
+struct Relation {
+    std::string_view smaller;
+    std::string_view larger;
+    bool strict;
+    std::string_view why;
+};
+
+// clang-format off
+inline constexpr std::array kRelations{
+    Relation{"L1_SECTOR_BYTES", "L1_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"L1_LINE_BYTES", "L1_SIZE_BYTES", false, "a cache holds at least one line"},
+    Relation{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "L1_SIZE_BYTES", true, "the max-shared carveout leaves L1 less room"},
+    Relation{"L1_SIZE_BYTES", "L2_SIZE_BYTES", true, "L1 is smaller than L2"},
+    Relation{"L1_LATENCY_CYCLES", "L2_NEAR_LATENCY_CYCLES", true, "an L1 hit is faster than an L2 hit"},
+    Relation{"TEXTURE_SECTOR_BYTES", "TEXTURE_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"TEXTURE_LINE_BYTES", "TEXTURE_SIZE_BYTES", false, "a cache holds at least one line"},
+    Relation{"READONLY_SECTOR_BYTES", "READONLY_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"READONLY_LINE_BYTES", "READONLY_SIZE_BYTES", false, "a cache holds at least one line"},
+    Relation{"CONSTANT_L1_SECTOR_BYTES", "CONSTANT_L1_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"CONSTANT_L1_LINE_BYTES", "CONSTANT_L1_SIZE_BYTES", false, "a cache holds at least one line"},
+    Relation{"CONSTANT_L1_SIZE_BYTES", "CONSTANT_L15_SIZE_BYTES", true, "the constant L1 sits in front of the larger L1.5"},
+    Relation{"SHARED_PER_BLOCK_OPTIN_BYTES", "SHARED_SIZE_PER_SM_BYTES", false, "a block gets at most an SM's shared memory"},
+    Relation{"L2_SECTOR_BYTES", "L2_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"L2_LINE_BYTES", "L2_NEAR_SIZE_BYTES", false, "a cache holds at least one line"},
+    Relation{"L2_NEAR_SIZE_BYTES", "L2_SIZE_BYTES", false, "the near part of L2 lies within L2"},
+    Relation{"L2_NEAR_LATENCY_CYCLES", "L2_FAR_LATENCY_CYCLES", true, "the far L2 partition is slower"},
+    Relation{"L2_NEAR_LATENCY_CYCLES", "DRAM_LATENCY_CYCLES", true, "an L2 hit is faster than DRAM"},
+    Relation{"L2_SIZE_BYTES", "DRAM_SIZE_BYTES", true, "L2 caches a larger memory"},
+    Relation{"DRAM_BANDWIDTH_BYTES_PER_S", "L2_BANDWIDTH_BYTES_PER_S", true, "L2 serves reads faster than DRAM"},
+};
+// clang-format on
+
+// Every relation names two quantities of the list.
+consteval bool relations_name_quantities() {
+    for (const auto& r : kRelations) {
+        if (find(r.smaller) == kQuantities.size() || find(r.larger) == kQuantities.size()) return false;
+    }
+    return true;
+}
+static_assert(relations_name_quantities(), "a relation names a quantity that is not in kQuantities");
+
+consteval bool names_and_paths_are_unique() {
+    for (std::size_t i = 0; i < kQuantities.size(); ++i)
+        for (std::size_t j = i + 1; j < kQuantities.size(); ++j)
+            if (kQuantities[i].name == kQuantities[j].name || kQuantities[i].path == kQuantities[j].path) return false;
+    return true;
+}
+static_assert(names_and_paths_are_unique(), "two quantities share a name or a path");
+
+}  // namespace gpu_topology::model

@@ -1,0 +1,88 @@
+#include "topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gpu_topology::model {
+namespace {
+
+std::string number(double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.15g", v);
+    return text;
+}
+
+}  // namespace
+
+std::string_view to_string(Source source) {
+    switch (source) {
+        case Source::api: return "api";
+        case Source::measured: return "measured";
+        case Source::derived: return "derived";
+    }
+    return "measured";
+}
+
+Estimate api_value(double value) {
+    Estimate e;
+    e.value = value;
+    e.source = Source::api;
+    e.method = "cudaGetDeviceProperties";
+    return e;
+}
+
+Result unmeasured(std::string reason) { return Unmeasured{std::move(reason)}; }
+
+bool CrossCheck::passed() const { return std::abs(measured - expected) <= tolerance; }
+
+double CrossCheck::agreement() const {
+    const double difference = std::abs(measured - expected);
+    if (difference <= tolerance) return 1.0;
+    return std::clamp(2.0 * tolerance / (difference + tolerance), 0.0, 1.0);
+}
+
+std::optional<double> Topology::value(QuantityId id) const {
+    const auto* result = get(id);
+    if (!result) return std::nullopt;
+    if (const auto* e = std::get_if<Estimate>(result)) return e->value;
+    if (const auto* l = std::get_if<LatencyEstimate>(result)) return l->p50;
+    return std::nullopt;
+}
+
+void Topology::doubt(QuantityId id, const std::string& why, double confidence_factor) {
+    auto& slot = results_.at(id);
+    if (!slot) return;
+    const auto add = [&](std::string& doubt, double& confidence) {
+        doubt = doubt.empty() ? why : doubt + "; " + why;
+        confidence *= confidence_factor;
+    };
+    if (auto* e = std::get_if<Estimate>(&*slot); e && e->source != Source::api) add(e->doubt, e->confidence);
+    if (auto* l = std::get_if<LatencyEstimate>(&*slot)) add(l->doubt, l->confidence);
+}
+
+void Topology::apply_cross_checks() {
+    for (const auto& c : checks) {
+        if (c.passed()) continue;
+        for (QuantityId q : c.concerns)
+            doubt(q, "cross-check failed: " + c.name + " (expected " + number(c.expected) + ", measured " +
+                         number(c.measured) + ")",
+                  c.agreement());
+    }
+}
+
+void Topology::enforce_relations() {
+    for (const auto& r : kRelations) {
+        const QuantityId small = find(r.smaller), large = find(r.larger);
+        const auto a = value(small), b = value(large);
+        if (!a || !b || (r.strict ? *a < *b : *a <= *b)) continue;
+        const std::string why = std::string(r.smaller) + " = " + number(*a) + " and " + std::string(r.larger) + " = " +
+                                number(*b) + " contradict: " + std::string(r.why);
+        for (QuantityId q : {small, large}) {
+            const auto* e = std::get_if<Estimate>(get(q));
+            if (!e || e->source != Source::api) set(q, Unmeasured{"measured, but " + why});
+        }
+    }
+}
+
+}  // namespace gpu_topology::model

@@ -1,0 +1,35 @@
+#!/bin/sh
+# A stand-in for gpu-topology-probe on machines without a GPU, so the CMake
+# tests can walk the measuring path (GPU_TOPOLOGY_PROBE_EXECUTABLE=this file).
+#   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu)
+#   probe --output F   copies FAKE_PROFILE to F after FAKE_SECONDS, logging start
+#                      and end to FAKE_LOG; exits 3 when FAKE_MODE=busy, 1 when fail
+#   anything else      the real probe (FAKE_REAL_PROBE): render, validate, check...
+command=$1
+shift
+case "$command" in
+identity)
+  case "$FAKE_MODE" in
+  nogpu) echo "gpu-topology-probe: no usable CUDA device: fake" >&2; exit 77 ;;
+  broken) echo "gpu-topology-probe: cudaGetDeviceProperties failed: fake" >&2; exit 1 ;;
+  esac
+  echo '{"name":"NVIDIA H200","uuid":"GPU-fake-0000","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"fake"}'
+  ;;
+probe)
+  output=
+  while [ $# -gt 0 ]; do
+    [ "$1" = "--output" ] && output=$2
+    shift
+  done
+  echo "start $$ $(date +%s.%N)" >> "$FAKE_LOG"
+  sleep "${FAKE_SECONDS:-0}"
+  echo "end $$ $(date +%s.%N)" >> "$FAKE_LOG"
+  [ "$FAKE_MODE" = fail ] && { echo "gpu-topology-probe: fake failure" >&2; exit 1; }
+  cp "$FAKE_PROFILE" "$output"
+  [ "$FAKE_MODE" = busy ] && exit 3
+  exit 0
+  ;;
+*)
+  exec "$FAKE_REAL_PROBE" "$command" "$@"
+  ;;
+esac

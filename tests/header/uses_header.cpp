@@ -1,0 +1,28 @@
+// Every part of gpu_topology.hpp and gpu_topology_stencil.hpp in use, for the
+// strict-warning compiles (tests/header/CMakeLists.txt). Generic: it must
+// compile against any GPU's header, known values or not.
+#include <gpu_topology.hpp>
+#include <gpu_topology_stencil.hpp>
+
+#include <cstdio>
+
+namespace gt = gpu_topology;
+
+template <typename Fact>
+constexpr unsigned long long or_zero(const Fact& fact) {
+    return static_cast<unsigned long long>(fact.value_or(0));
+}
+
+int main() {
+    constexpr auto edge = gt::square_tile_edge<float>(or_zero(gt::l1.size_bytes) / 2);
+    constexpr auto cube = gt::cubic_tile_edge<double>(or_zero(gt::l2.near_size_bytes));
+    static_assert(gt::integer_root(1000000, 2) == 1000 && gt::integer_root(27, 3) == 3, "roots");
+    static_assert(gt::bytes_of<double>(3) == 24 && gt::elements_in<float>(4096) == 1024, "sizes");
+    const auto wave = gt::resident_blocks_per_wave(256);
+    const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024) : 0;
+    std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d\n", gt::identity.device_name, gt::identity.profile_source,
+                gt::identity.cc_major, gt::identity.cc_minor, static_cast<unsigned long long>(edge),
+                static_cast<unsigned long long>(cube), static_cast<unsigned long long>(wave),
+                static_cast<unsigned long long>(at), or_zero(gt::dram.latency_cycles), int(gt::sharing.l1_texture.vouched));
+    return 0;
+}

@@ -1,0 +1,17 @@
+// The strict-warning compile with nvcc, host and device code.
+#include <gpu_topology.hpp>
+#include <gpu_topology_stencil.hpp>
+
+namespace gt = gpu_topology;
+
+__global__ void uses(unsigned long long* out, int carveout, unsigned threads) {
+    out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads) : 0;
+    out[1] = gt::resident_blocks_per_wave(threads);
+    out[2] = gt::l1.size_bytes.value_or(0u);
+    out[3] = gt::square_tile_edge<float>(out[2] / 2);
+}
+
+int main() {
+    const auto check = gt::check_running_gpu(0);
+    return check.explanation[0] == '\0' ? 1 : 0;
+}

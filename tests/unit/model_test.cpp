@@ -1,0 +1,117 @@
+// The typed model: results, cross-checks, relations, the L1 per launch, and
+// the one serializer, whose output must always validate.
+#include "model/l1_at_launch.hpp"
+#include "model/serialize.hpp"
+#include "model/topology.hpp"
+#include "profile/profile.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+using namespace gpu_topology;
+using model::id;
+
+model::Topology with_identity() {
+    model::Topology t;
+    t.device = {0, "Test GPU", "GPU-00000000-0000-0000-0000-000000000000"};
+    t.probe.version = "1.0.0";
+    for (const auto& [name, value] : std::vector<std::pair<std::string_view, double>>{
+             {"SM_COUNT", 132}, {"CC_MAJOR", 9}, {"CC_MINOR", 0}, {"L2_SIZE_BYTES", 62914560.0},
+             {"DRAM_SIZE_BYTES", 150109880320.0}})
+        t.set(model::find(name), model::api_value(value));
+    return t;
+}
+
+TEST(Topology, AbsentQuantitiesSerializeAsUnmeasuredAndValidate) {
+    auto t = with_identity();
+    t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 248832, .method = "test", .confidence = 0.99});
+    const auto json = model::to_json(t);
+    EXPECT_TRUE(profile::validate(json).empty()) << profile::validate(json).front();
+    const auto l1 = profile::read_quantity(json, "L1_SIZE_BYTES");
+    EXPECT_EQ(l1.value, 248832);
+    const auto line = profile::read_quantity(json, "L1_LINE_BYTES");
+    EXPECT_FALSE(line.value);
+    EXPECT_EQ(line.reason, "not measured by this probe run");
+}
+
+TEST(Topology, DoubtLowersConfidenceAndIsSerialized) {
+    auto t = with_identity();
+    t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 248832, .method = "test", .confidence = 0.8});
+    t.doubt(id("L1_SIZE_BYTES"), "busy", 0.25);
+    t.doubt(id("L2_SIZE_BYTES"), "an API value is never doubted");
+    const auto json = model::to_json(t);
+    const auto l1 = profile::read_quantity(json, "L1_SIZE_BYTES");
+    EXPECT_EQ(l1.doubt, "busy");
+    EXPECT_DOUBLE_EQ(l1.confidence, 0.2);
+    EXPECT_TRUE(profile::read_quantity(json, "L2_SIZE_BYTES").doubt.empty());
+}
+
+TEST(CrossCheck, AgreementFallsOnlyBeyondTheTolerance) {
+    const model::CrossCheck inside{.name = "c", .expected = 100, .measured = 104, .tolerance = 5};
+    const model::CrossCheck three{.name = "c", .expected = 100, .measured = 115, .tolerance = 5};
+    EXPECT_TRUE(inside.passed());
+    EXPECT_DOUBLE_EQ(inside.agreement(), 1.0);
+    EXPECT_FALSE(three.passed());
+    EXPECT_DOUBLE_EQ(three.agreement(), 0.5);
+}
+
+TEST(Topology, FailedCrossCheckWithdrawsTheWord) {
+    auto t = with_identity();
+    t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 248832, .method = "test", .confidence = 1});
+    t.set(id("L1_LINE_BYTES"), model::Estimate{.value = 128, .method = "test", .confidence = 1});
+    t.checks.push_back({.name = "l1: random order", .expected = 248832, .measured = 200000, .tolerance = 4096,
+                        .concerns = {id("L1_SIZE_BYTES")}});
+    t.checks.push_back({.name = "l1: passes", .expected = 128, .measured = 128, .tolerance = 0,
+                        .concerns = {id("L1_LINE_BYTES")}});
+    t.apply_cross_checks();
+    const auto* size = std::get_if<model::Estimate>(t.get(id("L1_SIZE_BYTES")));
+    ASSERT_TRUE(size);
+    EXPECT_NE(size->doubt.find("cross-check failed: l1: random order"), std::string::npos);
+    EXPECT_LT(size->confidence, 0.2);
+    EXPECT_TRUE(std::get<model::Estimate>(*t.get(id("L1_LINE_BYTES"))).doubt.empty());
+}
+
+TEST(Topology, AContradictionIsNotAFact) {
+    auto t = with_identity();
+    t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 100e6, .method = "test", .confidence = 1});  // beyond L2
+    t.enforce_relations();
+    const auto* l1 = std::get_if<model::Unmeasured>(t.get(id("L1_SIZE_BYTES")));
+    ASSERT_TRUE(l1);
+    EXPECT_NE(l1->reason.find("L1_SIZE_BYTES = 100000000 and L2_SIZE_BYTES = 62914560 contradict"), std::string::npos);
+    EXPECT_TRUE(std::holds_alternative<model::Estimate>(*t.get(id("L2_SIZE_BYTES"))));  // the API's word stands
+    EXPECT_TRUE(profile::validate(model::to_json(t)).empty());
+}
+
+// A small table like the H200's: L1 shrinks as the carveout grows and as blocks shrink.
+std::vector<model::CarveoutRow> table() {
+    std::vector<model::CarveoutRow> rows;
+    const auto row = [&](int c, std::uint32_t t, std::uint64_t kib) {
+        rows.push_back({.carveout_percent = c, .threads_per_block = t, .resident_blocks = 0, .size_bytes = kib << 10});
+    };
+    row(0, 32, 243), row(0, 1024, 243), row(4, 32, 150), row(4, 1024, 160), row(10, 32, 19), row(10, 1024, 19);
+    row(-1, 32, 185), row(-1, 256, 212), row(-1, 1024, 226);
+    rows.push_back({.carveout_percent = 50, .threads_per_block = 32, .why_unmeasured = "skipped"});
+    return rows;
+}
+
+TEST(L1AtLaunch, MeasuredLaunchesBoundTheOthers) {
+    const auto rows = table();
+    const auto exact = model::l1_bounds(rows, 4, 1024);
+    EXPECT_EQ(exact.lower, 160u << 10);
+    EXPECT_EQ(exact.upper, 160u << 10);
+    const auto between = model::l1_bounds(rows, 2, 512);  // harsher: (4, 32), (10, 32); milder: (0, 1024)
+    EXPECT_EQ(between.lower, 150u << 10);
+    EXPECT_EQ(between.upper, 243u << 10);
+    const auto beyond = model::l1_bounds(rows, 100, 32);  // nothing as demanding was measured
+    EXPECT_FALSE(beyond.lower);
+    EXPECT_EQ(beyond.upper, 19u << 10);
+}
+
+TEST(L1AtLaunch, TheDefaultCarveoutIsItsOwnColumn) {
+    const auto rows = table();
+    EXPECT_EQ(model::l1_bounds(rows, -1, 512).lower, 212u << 10);
+    EXPECT_EQ(model::l1_bounds(rows, -1, 512).upper, 226u << 10);
+    EXPECT_EQ(model::l1_bounds(rows, -1, 1).lower, 185u << 10);  // a block takes at least a warp
+}
+
+}  // namespace

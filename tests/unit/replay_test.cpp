@@ -1,0 +1,141 @@
+// Every stage, the SweepRunner and the analysis on the CPU: the engine calls
+// of whole probes on real GPUs (tests/data/*.enginelog.tar.gz, recorded with
+// `gpu-topology-probe probe --record`) are replayed, and the profile must be
+// the one the GPU run wrote (tests/data/*_probe.json), value for value.
+#include "benchmarks/recorded_engine.hpp"
+#include "benchmarks/stages.hpp"
+#include "model/serialize.hpp"
+#include "profile/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+using namespace gpu_topology;
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kRecordings{"h200_probe", "h100_probe"};
+
+fs::path log_of(const std::string& name) { return fs::path(GPU_TOPOLOGY_REPLAY_DIR) / (name + ".enginelog"); }
+
+model::Topology replay(const fs::path& log, benchmarks::ProbeOptions options = {}, benchmarks::Monitor* watch = nullptr) {
+    benchmarks::ReplayEngine engine(log);
+    benchmarks::Progress quiet(false);
+    benchmarks::BlindMonitor blind("replay");
+    return benchmarks::measure_topology(engine, engine.facts(), options, quiet, watch ? *watch : blind);
+}
+
+class Recorded : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
+    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    benchmarks::ReplayEngine engine(log_of(GetParam()));
+    benchmarks::Progress quiet(false);
+    benchmarks::BlindMonitor blind("replay");
+    const auto replayed = model::to_json(benchmarks::measure_topology(engine, engine.facts(), {}, quiet, blind));
+    EXPECT_EQ(engine.calls_replayed(), engine.calls_recorded()) << "the probe made fewer calls than were recorded";
+    EXPECT_TRUE(profile::validate(replayed).empty());
+    for (const auto& q : model::kQuantities) {
+        const auto want = profile::read_quantity(recorded, q), got = profile::read_quantity(replayed, q);
+        EXPECT_EQ(got.value, want.value) << q.name;
+        EXPECT_EQ(got.source, want.source) << q.name;
+        EXPECT_EQ(got.reason, want.reason) << q.name;
+        EXPECT_EQ(got.lower_bound, want.lower_bound) << q.name;
+    }
+    EXPECT_EQ(replayed.at_path("caches.l1.carveouts")->dump(), recorded.at_path("caches.l1.carveouts")->dump());
+    const auto& checks = replayed.at_path("cross_checks")->as_array();
+    ASSERT_EQ(checks.size(), recorded.at_path("cross_checks")->as_array().size());
+    for (const auto& c : checks) EXPECT_TRUE(c.find("passed")->as_bool()) << c.dump(-1);
+}
+
+// The quick level runs the first stages of the full one: a prefix of its calls.
+TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
+    benchmarks::ProbeOptions quick;
+    quick.level = benchmarks::Level::quick;
+    const auto json = model::to_json(replay(log_of(GetParam()), quick));
+    EXPECT_TRUE(profile::validate(json).empty());
+    EXPECT_TRUE(profile::read_quantity(json, "L1_SIZE_BYTES").value);
+    EXPECT_TRUE(profile::read_quantity(json, "L2_BANDWIDTH_BYTES_PER_S").value);
+    const auto texture = profile::read_quantity(json, "TEXTURE_SIZE_BYTES");
+    EXPECT_FALSE(texture.value);
+    EXPECT_EQ(texture.reason, "skipped: stage 'texture readonly' (not part of the quick level)");
+    EXPECT_EQ(json.at_path("probe.level")->as_string(), "quick");
+}
+
+// A budget spent before a stage starts skips it, and everything after.
+TEST_P(Recorded, SpentBudgetSkipsTheRest) {
+    benchmarks::ProbeOptions tight;
+    tight.budget_seconds = 1e-9;
+    const auto t = replay(log_of(GetParam()), tight);
+    ASSERT_FALSE(t.probe.skipped.empty());
+    EXPECT_EQ(t.probe.stages.size() + t.probe.skipped.size(), benchmarks::kStages.size());
+    EXPECT_NE(t.probe.skipped.front().reason.find("time budget of 1e-09 s spent"), std::string::npos);
+    EXPECT_TRUE(profile::validate(model::to_json(t)).empty());
+}
+
+// A monitor that sees other work from some stage on: that stage and those after
+// are measured once (the GPU stays busy) and not vouched for; the rest is.
+class BusyFrom : public benchmarks::Monitor {
+public:
+    explicit BusyFrom(int look) : busy_from_(look) {}
+    std::string description() const override { return "test"; }
+    std::vector<std::string> disturbances() override {
+        return ++looks_ >= busy_from_ ? std::vector<std::string>{"another process"} : std::vector<std::string>{};
+    }
+
+private:
+    int busy_from_, looks_ = 0;
+};
+
+TEST_P(Recorded, DisturbedStagesAreNotVouchedFor) {
+    BusyFrom monitor(23);  // two looks per stage: busy from the look before stage 12, 'sharing'
+    benchmarks::ProbeOptions once;
+    once.max_attempts = 1;  // no second attempt: a replay holds only the calls of the recorded run
+    const auto t = replay(log_of(GetParam()), once, &monitor);
+    EXPECT_FALSE(t.conditions.quiet);
+    ASSERT_FALSE(t.conditions.events.empty());
+    const auto json = model::to_json(t);
+    EXPECT_TRUE(profile::validate(json).empty());
+    const auto early = profile::read_quantity(json, "L2_SECTOR_BYTES");  // stage 'latencies', quiet
+    EXPECT_TRUE(early.doubt.empty()) << early.doubt;
+    const auto late = profile::read_quantity(json, "L1_READONLY_SAME_STORAGE");  // stage 'sharing', busy
+    EXPECT_NE(late.doubt.find("the GPU was busy with other work during stage 'sharing'"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpus, Recorded, ::testing::ValuesIn(kRecordings));
+
+TEST(Replay, ADivergingProbeIsNamed) {
+    const auto original = log_of(kRecordings.front());
+    const auto tampered = fs::temp_directory_path() / "gpu-topology-tampered.enginelog";
+    {
+        std::ifstream in(original);
+        std::ofstream out(tampered);
+        std::string line;
+        bool changed = false;
+        while (std::getline(in, line)) {
+            if (!changed && line.rfind("> chase l1 ", 0) == 0) {
+                line.replace(line.find("carveout "), 9, "carveout 7");  // the probe never asks for this
+                changed = true;
+            }
+            out << line << '\n';
+        }
+    }
+    try {
+        replay(tampered);
+        FAIL() << "a tampered log replayed";
+    } catch (const benchmarks::ReplayError& e) {
+        EXPECT_NE(std::string(e.what()).find("the replay diverged at call"), std::string::npos) << e.what();
+    }
+    fs::remove(tampered);
+}
+
+TEST(Replay, SamplesRoundTripThroughRunLengths) {
+    const std::vector<std::uint32_t> samples{33, 33, 33, 34, 280, 280, 33};
+    EXPECT_EQ(benchmarks::encode_samples(samples), "33*3 34 280*2 33");
+    EXPECT_EQ(benchmarks::decode_samples("33*3 34 280*2 33"), samples);
+    EXPECT_THROW(benchmarks::decode_samples("33*x"), benchmarks::ReplayError);
+}
+
+}  // namespace
