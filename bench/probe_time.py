@@ -6,9 +6,11 @@ Reports, on the GPU of this machine:
   * the careful pace (every warm pass chased, every pass timed whole: the probe before the fast
     path) for comparison, and its results beside the fast path's;
   * the first configure of examples/minimal in a fresh build tree, building the probe included,
-    and a cached reconfigure of the same tree.
+    and a cached reconfigure of the same tree;
+  * with --installed PREFIX (an installed GPUTopology): the same against the installed package,
+    whose prebuilt probe measures (nothing is compiled but the consumer's own compiler checks).
 
-    bench/probe_time.py [--runs 5] [--careful-runs 1] [--out DIR] [--probe PATH]
+    bench/probe_time.py [--runs 5] [--careful-runs 1] [--out DIR] [--probe PATH] [--installed PREFIX]
 
 Needs a CUDA toolkit, CMake and Ninja; builds the probe into build/bench unless --probe is given.
 Writes every profile and a summary (summary.md, summary.json) into --out (default build/bench/out).
@@ -31,6 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 KiB = 1024
 COMPARED = [
     ("caches.l1.size_bytes", "value", 0.02, 2 * KiB),
+    ("caches.l1.bandwidth_bytes_per_s", "value", 0.05, 0),
+    ("caches.shared.bandwidth_bytes_per_s", "value", 0.05, 0),
+    ("caches.l2.bandwidth_bytes_per_s", "value", 0.08, 0),
+    ("caches.dram.bandwidth_bytes_per_s", "value", 0.05, 0),
     ("caches.l1.size_bytes_default_carveout", "value", 0.02, 2 * KiB),
     ("caches.l1.size_bytes_max_shared_carveout", "value", 0.02, 2 * KiB),
     ("caches.l1.line_bytes", "value", 0, 0),
@@ -97,17 +103,16 @@ def probe_runs(probe, out, label, count, extra):
     return {"wall_s": spread(walls), "stages": {k: spread(v) for k, v in stages.items()}, "profiles": profiles}
 
 
-def configure_times(out):
-    """First configure of examples/minimal (probe build and probe included), then a cached one."""
-    tree = out / "minimal-build"
+def configure_times(out, label, extra):
+    """First configure of examples/minimal (probe build, if any, and probe included), then a cached one."""
+    tree = out / f"minimal-{label}"
     shutil.rmtree(tree, ignore_errors=True)
-    cmd = ["cmake", "-S", ROOT / "examples/minimal", "-B", tree, "-G", "Ninja",
-           f"-DGPU_TOPOLOGY_SOURCE_DIR={ROOT}", "-DCMAKE_BUILD_TYPE=Release"]
+    cmd = ["cmake", "-S", ROOT / "examples/minimal", "-B", tree, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", *extra]
     first, done = run(cmd)
-    (out / "configure-first.log").write_text(done.stdout + done.stderr)
+    (out / f"configure-{label}-first.log").write_text(done.stdout + done.stderr)
     cached, done = run(cmd)
-    (out / "configure-cached.log").write_text(done.stdout + done.stderr)
-    if "reusing the profile measured earlier" not in done.stdout:
+    (out / f"configure-{label}-cached.log").write_text(done.stdout + done.stderr)
+    if "reusing this build tree's measurement" not in done.stdout:
         sys.exit("the second configure did not reuse the cached profile:\n" + done.stdout)
     return first, cached
 
@@ -118,6 +123,7 @@ def main():
     parser.add_argument("--careful-runs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "build/bench/out")
     parser.add_argument("--probe", type=Path)
+    parser.add_argument("--installed", type=Path, help="prefix of an installed GPUTopology")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -137,7 +143,10 @@ def main():
         print("probe, full level, careful pace", flush=True)
         careful = probe_runs(probe, args.out, "careful", args.careful_runs, ["--careful"])
     print("examples/minimal: first and cached configure", flush=True)
-    first, cached = configure_times(args.out)
+    configures = {"source tree (nested probe build)": configure_times(args.out, "source", [f"-DGPU_TOPOLOGY_SOURCE_DIR={ROOT}"])}
+    if args.installed:
+        configures["installed package (prebuilt probe)"] = configure_times(
+            args.out, "installed", [f"-DCMAKE_PREFIX_PATH={args.installed}"])
 
     device = full["profiles"][0]["device"]
     lines = [f"# Probe time on {device['name']} ({device['uuid']})", "",
@@ -152,8 +161,10 @@ def main():
         lines.append(row)
     lines.append(f"| **wall (process)** | **{fmt(full['wall_s'])}** | **{fmt(quick['wall_s'])}** |" +
                  (f" **{fmt(careful['wall_s'])}** |" if careful else ""))
-    lines += ["", f"examples/minimal, first configure (probe built and run): {first:.2f} s",
-              f"examples/minimal, cached reconfigure: {cached:.2f} s", ""]
+    lines += [""]
+    for how, (first, cached) in configures.items():
+        lines += [f"examples/minimal against the {how}: first configure {first:.2f} s, cached reconfigure {cached:.2f} s"]
+    lines += [""]
 
     if careful:
         lines += ["Fast against careful pace (median of the runs of each; tolerance = repeatability):", "",
@@ -177,7 +188,7 @@ def main():
         {"full": {k: v for k, v in full.items() if k != "profiles"},
          "quick": {k: v for k, v in quick.items() if k != "profiles"},
          "careful": careful and {k: v for k, v in careful.items() if k != "profiles"},
-         "configure_first_s": first, "configure_cached_s": cached}, indent=1))
+         "configures": {how: {"first_s": f, "cached_s": c} for how, (f, c) in configures.items()}}, indent=1))
     print(summary)
 
 

@@ -9,7 +9,7 @@
 //            --repeats N (timed runs per shape, median reported; default 7)
 #include "stencil.cuh"
 
-#include <gpu_topology.hpp>
+#include <gpu_topology_stencil.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -322,10 +322,11 @@ int main(int argc, char** argv) {
                                     : std::vector<Grid>{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 128}};
         }
         prefer_l1();
+        namespace gt = gpu_topology;
         std::printf("gpu_topology.hpp: %s, L1 %llu B, near L2 %llu B, L2 %.2f TB/s, DRAM %.2f TB/s, %u SMs\n",
-                    gpu_topology::identity.device_name, (unsigned long long)gpu_topology::l1.size_bytes,
-                    (unsigned long long)gpu_topology::l2_near.size_bytes, gpu_topology::l2.bandwidth_bytes_per_s / 1e12,
-                    gpu_topology::dram.bandwidth_bytes_per_s / 1e12, gpu_topology::sm_count);
+                    gt::identity.device_name, static_cast<unsigned long long>(gt::l1.size_bytes),
+                    static_cast<unsigned long long>(gt::l2.near_size_bytes), double(gt::l2.bandwidth_bytes_per_s) / 1e12,
+                    double(gt::dram.bandwidth_bytes_per_s) / 1e12, static_cast<unsigned>(gt::device.sm_count));
         if (mode == "check") return run_check(grids);
         if (mode == "search") return run_search(grids, repeats, csv);
         return run_chosen(grids, repeats);

@@ -1,4 +1,4 @@
-# The command line end to end: probe -> validate -> render -> check.
+# The command line end to end: probe -> validate -> render -> check -> replay.
 # Without a GPU it prints GPU_TOPOLOGY_SKIPPED, which CTest reports as skipped
 # (SKIP_REGULAR_EXPRESSION; cmake_language(EXIT) needs CMake 3.29).
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -15,7 +15,7 @@ function(run)
   endif()
   message("${out}")
 endfunction()
-run("${PROBE}" probe --output "${WORK_DIR}/profile.json" --raw "${WORK_DIR}/raw" --quiet)
+run("${PROBE}" probe --output "${WORK_DIR}/profile.json" --raw "${WORK_DIR}/raw" --record "${WORK_DIR}/probe.enginelog" --quiet)
 run("${PROBE}" validate "${WORK_DIR}/profile.json")
 run("${PROBE}" render "${WORK_DIR}/profile.json" --header "${WORK_DIR}/gpu_topology.hpp" --table)
 file(GLOB sweeps "${WORK_DIR}/raw/*.csv")
@@ -24,6 +24,16 @@ if(count LESS 10)
   message(FATAL_ERROR "--raw wrote only ${count} sweeps")
 endif()
 run("${PROBE}" check "${WORK_DIR}/profile.json")
+# The recorded engine calls replay, without the GPU, to the same profile.
+run("${PROBE}" replay "${WORK_DIR}/probe.enginelog" --output "${WORK_DIR}/replayed.json" --quiet)
+run("${PROBE}" compare "${WORK_DIR}/replayed.json" "${WORK_DIR}/profile.json")
+file(READ "${WORK_DIR}/profile.json" live)
+file(READ "${WORK_DIR}/replayed.json" replayed)
+string(JSON live_l2 GET "${live}" caches l2 near_size_bytes value)
+string(JSON replayed_l2 GET "${replayed}" caches l2 near_size_bytes value)
+if(NOT live_l2 STREQUAL replayed_l2)
+  message(FATAL_ERROR "the replay measured L2 near ${replayed_l2} B, the GPU ${live_l2} B")
+endif()
 
 # The quick level and a time budget: both leave a valid profile that names what it skipped.
 run("${PROBE}" probe --level quick --output "${WORK_DIR}/quick.json" --quiet)
