@@ -48,6 +48,8 @@ set(GPU_TOPOLOGY_DEFAULT_PROFILE "nvidia-h200" CACHE STRING "Stored profile used
 set(GPU_TOPOLOGY_PROBE_EXECUTABLE "" CACHE FILEPATH
     "A gpu-topology-probe to run instead of building or installing one; its 'identity' decides whether a GPU is present")
 
+include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyProbe.cmake")
+
 # --- options ---------------------------------------------------------------------
 
 # Lower-cases a policy value and checks it is one of `allowed`; a typo stops the configure.
@@ -74,141 +76,6 @@ function(_gpu_topology_probe_arguments out_var)
     message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_PROBE_TIMEOUT is '${GPU_TOPOLOGY_PROBE_TIMEOUT}'; use whole seconds")
   endif()
   set(${out_var} "${arguments}" PARENT_SCOPE)
-endfunction()
-
-# --- is there a GPU? (cheap: nothing is compiled to find out) --------------------
-
-# Sets <out_var> to the reason there is no GPU to probe, or to "" when one is there.
-function(_gpu_topology_no_gpu_reason out_var)
-  if(CMAKE_CROSSCOMPILING)
-    set(${out_var} "cross-compiling: the target's GPU cannot be probed from this host" PARENT_SCOPE)
-    return()
-  endif()
-  if(DEFINED ENV{CUDA_VISIBLE_DEVICES})
-    string(STRIP "$ENV{CUDA_VISIBLE_DEVICES}" visible)
-    if(visible STREQUAL "" OR visible MATCHES "^(-1|none|NoDevFiles)$")
-      set(${out_var} "CUDA_VISIBLE_DEVICES='$ENV{CUDA_VISIBLE_DEVICES}' hides every GPU" PARENT_SCOPE)
-      return()
-    endif()
-  endif()
-  if(GPU_TOPOLOGY_PROBE_EXECUTABLE)
-    execute_process(COMMAND "${GPU_TOPOLOGY_PROBE_EXECUTABLE}" identity RESULT_VARIABLE rc OUTPUT_QUIET
-                    ERROR_VARIABLE why TIMEOUT 120)
-    string(STRIP "${why}" why)
-    if(rc EQUAL 77)
-      set(${out_var} "${GPU_TOPOLOGY_PROBE_EXECUTABLE}: ${why}" PARENT_SCOPE)
-    else()
-      set(${out_var} "" PARENT_SCOPE)
-    endif()
-    return()
-  endif()
-  find_program(GPU_TOPOLOGY_NVIDIA_SMI nvidia-smi)
-  mark_as_advanced(GPU_TOPOLOGY_NVIDIA_SMI)
-  if(GPU_TOPOLOGY_NVIDIA_SMI)
-    execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" -L RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET
-                    TIMEOUT 30)
-    if(rc EQUAL 0 AND listed MATCHES "GPU [0-9]+:")
-      set(${out_var} "" PARENT_SCOPE)
-      return()
-    endif()
-  endif()
-  file(GLOB driver_gpus LIST_DIRECTORIES true "/proc/driver/nvidia/gpus/*")
-  if(driver_gpus OR EXISTS "/dev/nvidiactl")
-    set(${out_var} "" PARENT_SCOPE)
-    return()
-  endif()
-  set(${out_var} "no NVIDIA driver or GPU found (nvidia-smi, /proc/driver/nvidia, /dev/nvidiactl)" PARENT_SCOPE)
-endfunction()
-
-# --- the probe executable ----------------------------------------------------------
-
-# Builds the probe in a nested build: `with_cuda` ON for one that measures (with the
-# consumer's CUDA compiler, CUDA root, host and C++ compilers, generator), OFF for
-# one that only renders (C++ only). Built once per build tree, and again only when
-# its sources change; an interrupted build is started afresh.
-function(_gpu_topology_build_probe with_cuda out_var)
-  if(NOT EXISTS "${GPU_TOPOLOGY_PACKAGE_DIR}/probe/CMakeLists.txt")
-    if(with_cuda)
-      message(FATAL_ERROR "GPUTopology: a GPU is present, but this installation of GPUTopology has no probe that "
-                          "measures (it was built without the CUDA toolkit). Reinstall it from a build configured "
-                          "with CUDA, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
-    endif()
-    message(FATAL_ERROR "GPUTopology: this installation of GPUTopology has no probe to render the profile with")
-  endif()
-  set(kind "host")
-  set(configure_args -DGPU_TOPOLOGY_PROBE_CUDA=OFF)
-  if(with_cuda)
-    set(kind "cuda")
-    set(configure_args -DGPU_TOPOLOGY_PROBE_CUDA=ON)
-    foreach(variable CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER CMAKE_CUDA_ARCHITECTURES CUDAToolkit_ROOT)
-      if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
-        list(APPEND configure_args "-D${variable}=${${variable}}")
-      endif()
-    endforeach()
-    if(NOT DEFINED CUDAToolkit_ROOT AND DEFINED ENV{CUDAToolkit_ROOT})
-      list(APPEND configure_args "-DCUDAToolkit_ROOT=$ENV{CUDAToolkit_ROOT}")
-    endif()
-  endif()
-  list(APPEND configure_args -G "${CMAKE_GENERATOR}" -DCMAKE_BUILD_TYPE=Release
-       "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
-  if(CMAKE_GENERATOR_PLATFORM)
-    list(APPEND configure_args -A "${CMAKE_GENERATOR_PLATFORM}")
-  endif()
-  if(CMAKE_GENERATOR_TOOLSET)
-    list(APPEND configure_args -T "${CMAKE_GENERATOR_TOOLSET}")
-  endif()
-  if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles" AND CMAKE_MAKE_PROGRAM)
-    list(APPEND configure_args "-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")
-  endif()
-
-  set(state "${CMAKE_BINARY_DIR}/_gpu_topology")
-  set(build_dir "${state}/probe-${kind}")
-  # One configure of this build tree at a time builds the probe.
-  file(MAKE_DIRECTORY "${state}")
-  file(LOCK "${state}/probe-${kind}.lock" GUARD FUNCTION TIMEOUT 900 RESULT_VARIABLE locked)
-  if(NOT locked EQUAL 0)
-    message(FATAL_ERROR "GPUTopology: could not lock ${state}/probe-${kind}.lock: ${locked}")
-  endif()
-  # The stamp is written after a complete configure; a build dir without it (an
-  # interrupted configure) or with other arguments is removed and made again.
-  string(SHA256 wanted "${configure_args};${GPU_TOPOLOGY_PACKAGE_DIR}")
-  set(stamp "${build_dir}/gpu-topology-configured.stamp")
-  set(have "")
-  if(EXISTS "${stamp}")
-    file(READ "${stamp}" have)
-  endif()
-  if(NOT have STREQUAL wanted)
-    if(EXISTS "${build_dir}")
-      message(STATUS "GPUTopology: the probe's build directory is incomplete or outdated; configuring it afresh")
-      file(REMOVE_RECURSE "${build_dir}")
-    endif()
-    message(CHECK_START "GPUTopology: configuring the probe (${kind})")
-    execute_process(COMMAND "${CMAKE_COMMAND}" -S "${GPU_TOPOLOGY_PACKAGE_DIR}/probe" -B "${build_dir}" ${configure_args}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
-    if(NOT rc EQUAL 0)
-      message(CHECK_FAIL "failed")
-      message(FATAL_ERROR "GPUTopology: configuring the probe in ${build_dir} failed:\n${log}")
-    endif()
-    file(WRITE "${stamp}" "${wanted}")
-    message(CHECK_PASS "done")
-  endif()
-  cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-  message(STATUS "GPUTopology: building the probe (${kind}, ${cores} jobs) in ${build_dir}")
-  # No OUTPUT_VARIABLE: the build's progress shows while it works.
-  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --target gpu-topology-probe --config Release
-                          --parallel ${cores}
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "GPUTopology: building the probe in ${build_dir} failed (its output is above)")
-  endif()
-  foreach(candidate "${build_dir}/gpu-topology-probe" "${build_dir}/Release/gpu-topology-probe"
-                    "${build_dir}/gpu-topology-probe.exe" "${build_dir}/Release/gpu-topology-probe.exe")
-    if(EXISTS "${candidate}")
-      set(${out_var} "${candidate}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  message(FATAL_ERROR "GPUTopology: the probe built, but no executable was found in ${build_dir}")
 endfunction()
 
 # A probe that measures (`purpose` "measures") or one that only renders ("renders"):
@@ -575,6 +442,8 @@ endfunction()
 # CTest tests for CI on GPU runners (label gpu; skipped without a GPU):
 #   <prefix>identity  the runner's GPU is the model the header describes
 #   <prefix>remeasure a fresh measurement agrees with the header's profile
+# They run GPUTopologyCheck.cmake, which uses an installed probe or builds one
+# when the tests run (a configure compiles nothing for them).
 function(gpu_topology_add_tests)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "FOR;PREFIX;DEVICE" "")
   _gpu_topology_target("${ARG_FOR}" gpu_topology_add_tests target)
@@ -586,19 +455,27 @@ function(gpu_topology_add_tests)
     get_target_property(ARG_DEVICE ${target} GPU_TOPOLOGY_DEVICE)
   endif()
   get_target_property(profile ${target} GPU_TOPOLOGY_PROFILE_FILE)
-  _gpu_topology_no_gpu_reason(no_gpu)
-  set(tests ${ARG_PREFIX}identity ${ARG_PREFIX}remeasure)
-  if(no_gpu STREQUAL "")
-    # GPU tests were asked for on a machine with a GPU: they need a probe that measures.
-    _gpu_topology_probe(measures probe)
-    add_test(NAME ${ARG_PREFIX}identity COMMAND "${probe}" check "${profile}" --device "${ARG_DEVICE}" --identity-only)
-    add_test(NAME ${ARG_PREFIX}remeasure COMMAND "${probe}" check "${profile}" --device "${ARG_DEVICE}")
-    set_tests_properties(${tests} PROPERTIES SKIP_RETURN_CODE 77)
-  else()
-    foreach(test IN LISTS tests)
-      add_test(NAME ${test} COMMAND "${CMAKE_COMMAND}" -E echo "GPU_TOPOLOGY_SKIPPED: no GPU at configure time (${no_gpu})")
-    endforeach()
-    set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "GPU_TOPOLOGY_SKIPPED")
+  set(probe "${GPU_TOPOLOGY_PROBE_EXECUTABLE}")
+  if(NOT probe AND TARGET GPUTopology::gpu-topology-probe AND GPU_TOPOLOGY_PROBE_HAS_CUDA)
+    get_target_property(imported GPUTopology::gpu-topology-probe IMPORTED)
+    if(imported)
+      _gpu_topology_probe(measures probe)
+    endif()
   endif()
-  set_tests_properties(${tests} PROPERTIES LABELS gpu RESOURCE_LOCK gpu_topology_gpu TIMEOUT 900)
+  set(arguments -DGPU_TOPOLOGY_PACKAGE_DIR=${GPU_TOPOLOGY_PACKAGE_DIR} -DGPU_TOPOLOGY_BUILD_ROOT=${CMAKE_BINARY_DIR}
+                -DPROBE=${probe} -DPROFILE=${profile} -DDEVICE=${ARG_DEVICE}
+                -DCMAKE_GENERATOR=${CMAKE_GENERATOR} -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+                -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
+  foreach(variable CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER
+                   CMAKE_CUDA_ARCHITECTURES CUDAToolkit_ROOT)
+    if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
+      list(APPEND arguments "-D${variable}=${${variable}}")
+    endif()
+  endforeach()
+  foreach(mode identity remeasure)
+    add_test(NAME ${ARG_PREFIX}${mode}
+             COMMAND "${CMAKE_COMMAND}" ${arguments} -DMODE=${mode} -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GPUTopologyCheck.cmake")
+    set_tests_properties(${ARG_PREFIX}${mode} PROPERTIES LABELS gpu RESOURCE_LOCK gpu_topology_gpu TIMEOUT 900
+                                                         SKIP_REGULAR_EXPRESSION "GPU_TOPOLOGY_SKIPPED")
+  endforeach()
 endfunction()

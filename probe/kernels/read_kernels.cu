@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace gpu_topology::kernels {
 namespace {
@@ -10,22 +11,35 @@ namespace {
 constexpr unsigned kUnroll = 4;  // independent loads in flight per thread
 constexpr unsigned long long kNever = 0x5a5a5a5a5a5a5a5aull;  // a sum the data never produces
 
-template <CacheOp Op>
+// One 16-byte load through the global path `Op`, or from shared memory (Shared).
+struct Shared {};
+template <typename Op>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
     uint4 v;
-    if constexpr (Op == CacheOp::cg)
+    if constexpr (std::is_same_v<Op, Shared>) {
+        const auto address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
+    } else if constexpr (Op::value == CacheOp::cg) {
         asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    else
+    } else {
         asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    }
     return v;
 }
-
-__device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
-
-// Reads pieces [first, first + count) of `data` with the block's threads, kUnroll loads in flight each.
 template <CacheOp Op>
-__device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
-    unsigned acc = 0;
+using Global = std::integral_constant<CacheOp, Op>;
+
+// Every loaded word reaches the sum, and the sum a store that could happen:
+// otherwise ptxas drops loads whose values are never used (asm volatile does
+// not survive into PTX).
+__device__ __forceinline__ unsigned long long fold(uint4 v) {
+    return (static_cast<unsigned long long>(v.x ^ v.y) << 32) | (v.z ^ v.w);
+}
+
+// Reads pieces [0, count) of `data` with the block's threads, kUnroll loads in flight each.
+template <typename Op>
+__device__ __forceinline__ unsigned long long read_span(const uint4* data, size_t count) {
+    unsigned long long acc = 0;
     const size_t step = blockDim.x;
     size_t i = threadIdx.x;
     for (; i + (kUnroll - 1) * step < count; i += kUnroll * step) {
@@ -41,27 +55,28 @@ __device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
 
 template <CacheOp Op>
 __global__ void streaming_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
-    unsigned acc = 0;
+    unsigned long long acc = 0;
     const size_t step = size_t(gridDim.x) * blockDim.x;
     for (unsigned pass = 0; pass < passes; ++pass)
-        for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step) acc += fold(load16<Op>(data + i));
+        for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
+            acc += fold(load16<Global<Op>>(data + i));
     if (acc == kNever) *sink = acc;
 }
 
 template <CacheOp Op>
 __global__ void rotating_kernel(const uint4* data, size_t chunk_pieces, unsigned passes, unsigned long long* sink) {
-    unsigned acc = 0;
+    unsigned long long acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const size_t chunk = (blockIdx.x + pass) % gridDim.x;  // read last pass by the previous block, on another SM
-        acc += read_span<Op>(data + chunk * chunk_pieces, chunk_pieces);
+        acc += read_span<Global<Op>>(data + chunk * chunk_pieces, chunk_pieces);
     }
     if (acc == kNever) *sink = acc;
 }
 
 template <CacheOp Op>
 __global__ void block_private_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
-    unsigned acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Op>(data + blockIdx.x * pieces, pieces);
+    unsigned long long acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Global<Op>>(data + blockIdx.x * pieces, pieces);
     if (acc == kNever) *sink = acc;
 }
 
@@ -69,21 +84,8 @@ __global__ void shared_kernel(size_t pieces, unsigned passes, unsigned long long
     extern __shared__ uint4 tile[];
     for (size_t i = threadIdx.x; i < pieces; i += blockDim.x) tile[i] = make_uint4(unsigned(i), 1u, 2u, 3u);
     __syncthreads();
-    unsigned acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) {
-        size_t i = threadIdx.x;
-        for (; i + (kUnroll - 1) * blockDim.x < pieces; i += kUnroll * blockDim.x) {
-            uint4 v[kUnroll];
-#pragma unroll
-            for (unsigned u = 0; u < kUnroll; ++u) {
-                const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(tile + i + u * blockDim.x));
-                asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                             : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "r"(address));
-            }
-#pragma unroll
-            for (unsigned u = 0; u < kUnroll; ++u) acc += fold(v[u]);
-        }
-    }
+    unsigned long long acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Shared>(tile, pieces);
     if (acc == kNever) *sink = acc;
 }
 

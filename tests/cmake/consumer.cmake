@@ -10,6 +10,8 @@
 #   fake_gpu          the measuring path with a stand-in probe: cache, corrupt cache, busy GPU,
 #                     failures, and the per-GPU lock between configures
 #   heal              an interrupted nested build heals; two configures of one tree at once both work
+#   gpu_identity      (a GPU runner) the consumer's GPU tests fail against another GPU's profile, and pass
+#                     against this one's, measured at configure time
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -133,8 +135,11 @@ if(MODE MATCHES "^(subdirectory|fetchcontent|installed)$")
     message(FATAL_ERROR "the consumer's project got CUDA enabled: ${cuda}")
   endif()
   run(ok "${CMAKE_COMMAND}" --build "${WORK}/consumer")
-  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/consumer" --output-on-failure)
-  expect_in("${output}" "minimal.prints" "gpu_topology.minimal.identity")
+  # The consumer's own tests; its GPU tests are registered (cmake.gpu_identity runs them on a GPU).
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/consumer" --output-on-failure -LE gpu)
+  expect_in("${output}" "minimal.prints" "100% tests passed")
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/consumer" -N -L gpu)
+  expect_in("${output}" "gpu_topology.minimal.identity" "gpu_topology.minimal.remeasure")
   # A second configure reuses everything and leaves the header alone.
   file(TIMESTAMP "${WORK}/consumer/gpu_topology/minimal/gpu_topology.hpp" before "%s")
   run(ok "${CMAKE_COMMAND}" "${WORK}/consumer")
@@ -333,6 +338,24 @@ elseif(MODE STREQUAL "heal")
   run(ok "${CMAKE_COMMAND}" --build "${WORK}/consumer")
   run(ok "${WORK}/consumer/minimal")
   expect_in("${output}" "My H200")
+
+elseif(MODE STREQUAL "gpu_identity")
+  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+  _gpu_topology_no_gpu_reason(no_gpu)
+  if(NOT no_gpu STREQUAL "")
+    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
+    return()
+  endif()
+  # Another GPU's profile: the identity test must fail.
+  derive_profile("${WORK}/other.json" device.name "\"Another GPU\"")
+  configure(ok "${example}" "${WORK}/other" -DGPU_TOPOLOGY_PROFILE=${WORK}/other.json)
+  run(fail "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/other" -R identity --output-on-failure)
+  expect_in("${output}" "FAIL device name" "Another GPU")
+  # This GPU, measured at configure time: both tests pass.
+  configure(ok "${example}" "${WORK}/this")
+  expect_in("${output}" "probing")
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/this" -L gpu --output-on-failure)
+  expect_in("${output}" "100% tests passed")
 
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")

@@ -1,0 +1,29 @@
+# The GPU tests of gpu_topology_add_tests(), run by CTest:
+#   cmake -DMODE=identity|remeasure -DPROFILE=... -DDEVICE=... [-DPROBE=...]
+#         -DGPU_TOPOLOGY_PACKAGE_DIR=... -DGPU_TOPOLOGY_BUILD_ROOT=... <toolchain> -P GPUTopologyCheck.cmake
+# identity: the runner's GPU is the model the profile describes (name, compute
+# capability, SMs); remeasure: a fresh measurement agrees with the profile.
+# Without a GPU it prints GPU_TOPOLOGY_SKIPPED (CTest reports the test skipped).
+# Without PROBE it builds one that measures in the consumer's build tree first.
+cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyProbe.cmake")
+
+if(NOT PROBE)
+  set(GPU_TOPOLOGY_PROBE_EXECUTABLE "")
+  _gpu_topology_no_gpu_reason(no_gpu)
+  if(NOT no_gpu STREQUAL "")
+    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
+    return()
+  endif()
+  _gpu_topology_build_probe(ON PROBE)
+endif()
+set(extra "")
+if(MODE STREQUAL "identity")
+  set(extra --identity-only)
+endif()
+execute_process(COMMAND "${PROBE}" check "${PROFILE}" --device "${DEVICE}" ${extra} RESULT_VARIABLE rc)
+if(rc EQUAL 77)
+  message("GPU_TOPOLOGY_SKIPPED: no usable GPU (device ${DEVICE})")
+elseif(NOT rc EQUAL 0)
+  message(FATAL_ERROR "GPUTopology: ${MODE}: the GPU here does not match ${PROFILE} (its report is above)")
+endif()
