@@ -1,5 +1,7 @@
 #include "granularity.hpp"
 
+#include "statistics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -33,15 +35,19 @@ std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std
     const auto threshold = two_class_threshold(cycles);
     if (!threshold) return std::nullopt;
     std::vector<std::size_t> slow;
-    for (std::size_t i = 0; i < cycles.size(); ++i)
+    std::vector<double> slow_cycles, fast_cycles;
+    for (std::size_t i = 0; i < cycles.size(); ++i) {
         if (cycles[i] > *threshold) slow.push_back(i);
+        (cycles[i] > *threshold ? slow_cycles : fast_cycles).push_back(cycles[i]);
+    }
     if (slow.size() < 3) return std::nullopt;
     std::map<std::size_t, std::size_t> distances;
     for (std::size_t i = 1; i < slow.size(); ++i) ++distances[slow[i] - slow[i - 1]];
     const auto mode = std::max_element(distances.begin(), distances.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });
     return Granularity{static_cast<std::uint32_t>(mode->first * stride_bytes),
-                       double(mode->second) / double(slow.size() - 1)};
+                       double(mode->second) / double(slow.size() - 1), median(slow_cycles),
+                       fast_cycles.empty() ? 0.0 : median(fast_cycles)};
 }
 
 std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance) {

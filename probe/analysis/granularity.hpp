@@ -14,6 +14,8 @@ std::optional<double> two_class_threshold(std::span<const double> samples);
 struct Granularity {
     std::uint32_t bytes = 0;
     double confidence = 0;  // share of slow-to-slow distances equal to `bytes`
+    double slow_p50 = 0;    // median latency of the fetches: which level served them
+    double fast_p50 = 0;    // median latency of the accesses a fetch brought in
 };
 
 // First touch of consecutive addresses `stride_bytes` apart: every fetch from

@@ -21,6 +21,7 @@ struct Scratch {
     std::vector<CacheResult> unified;                 // l1 first, then texture, read-only
     std::vector<CacheResult> constant;                // constant L1, L1.5
     std::optional<LatencyAnswer> l2_latency;
+    std::optional<analysis::Granularity> l2_fetch;    // first touch after evicting L2
     std::optional<analysis::CapacityEstimate> l2_near;
     std::optional<LineAnswer> l2_line;
 };
@@ -61,6 +62,11 @@ void run_texture_readonly(ProbeContext&);
 void run_constant_caches(ProbeContext&);
 void run_sharing(ProbeContext&);
 void run_random_order(ProbeContext&);
+
+// A first touch must be served by the level behind the cache: its fetches as
+// slow as a miss of the path (the same level), not slower (something evicted
+// the region: another process on the GPU). A cross-check on the fetch granularity.
+void check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache);
 
 // The L2 near-capacity question, and the tolerance of checks against its answer.
 CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name);

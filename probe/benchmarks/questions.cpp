@@ -22,6 +22,7 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     estimate.trace.meta["carveout_percent"] = std::to_string(q.spec.carveout_percent);
     estimate.trace.meta["overhead_cycles"] = std::to_string(runner.overhead().cycles);
     if (q.spec.threads_per_block) estimate.trace.meta["threads_per_block"] = std::to_string(q.spec.threads_per_block);
+    if (q.spec.offset) estimate.trace.meta["offset_bytes"] = std::to_string(q.spec.offset);
     estimate.trace.meta["capacity_bytes"] = std::to_string(estimate.capacity_bytes);
     runner.record(estimate.trace);
     return estimate;

@@ -17,6 +17,16 @@ void store(ProbeContext& ctx, const CacheResult& cache) {
 
 }  // namespace
 
+void check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache) {
+    if (!cache.sector || !cache.miss) return;
+    const double miss = cache.miss->summary.p50;
+    ctx.check({.name = std::string(cache.key()) + ": first-touch fetches are served by " + cache.miss_level,
+               .expected = miss, .measured = cache.sector->slow_p50, .tolerance = 0.35 * miss,
+               .detail = "median latency of the fetches of the first-touch pass against the path's miss latency; "
+                         "slower means the region left L2 before it was touched",
+               .concerns = {cache.row->quantities.sector}});
+}
+
 void run_texture_readonly(ProbeContext& ctx) {
     std::erase_if(ctx.scratch.unified, [](const CacheResult& c) { return c.row != &kUnifiedL1Paths[0]; });
     for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) {
@@ -24,6 +34,7 @@ void run_texture_readonly(ProbeContext& ctx) {
                               .miss_bytes = 4 * MiB, .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
+        check_fetches_served_by(ctx, cache);
         const auto* l1_size = ctx.scratch.l1_at.count(0) ? &ctx.scratch.l1_at[0] : nullptr;
         if (l1_size && l1_size->found && cache.size.found) {
             const double expected = double(l1_size->capacity_bytes);

@@ -30,6 +30,7 @@ void run_latencies(ProbeContext& ctx) {
     ctx.set(id("L2_SECTOR_BYTES"),
             granularity_result(fetch.granularity,
                                "first touch every 8 B after evicting L2: distance between DRAM fetches"));
+    ctx.scratch.l2_fetch = fetch.granularity;
     ctx.progress.done(fetch.granularity ? std::to_string(fetch.granularity->bytes) + " B" : "not found");
 
     ctx.progress.step("shared memory latency");
@@ -89,6 +90,13 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     const auto dram = plateau_latency(levels.dram, curve, u, "plateau of the hierarchy curve beyond the API's L2 size",
                                       "the latency curve shows no plateau beyond L2");
     ctx.set(id("DRAM_LATENCY_CYCLES"), dram);
+    // The L2 first touch must have gone to DRAM: its fetches as slow as the DRAM plateau.
+    if (levels.dram && ctx.scratch.l2_fetch)
+        ctx.check({.name = "l2: first-touch fetches are served by DRAM", .expected = levels.dram->latency.p50,
+                   .measured = ctx.scratch.l2_fetch->slow_p50, .tolerance = 0.25 * levels.dram->latency.p50,
+                   .detail = "median latency of the fetches of the first-touch pass after evicting L2 against the "
+                             "DRAM plateau; faster means the eviction left the region in L2",
+                   .concerns = {id("L2_SECTOR_BYTES")}});
     if (const auto* near = ctx.topology.get(id("L2_NEAR_LATENCY_CYCLES")))
         ctx.set(id("L2_MISS_PENALTY_CYCLES"),
                 penalty_result(*near, dram, "DRAM plateau of the hierarchy curve minus near-L2 hit latency, medians"));

@@ -79,6 +79,7 @@ void run_l1_path(ProbeContext& ctx) {
                            .tolerance = std::max(0.02 * double(known->capacity_bytes), 4.0 * KiB),
                            .detail = "same carveout, every second sector of each line touched",
                            .concerns = {l1_row().quantities.size}});
+    check_fetches_served_by(ctx, cache);
     ctx.scratch.unified.clear();
     ctx.scratch.unified.push_back(std::move(cache));
 }

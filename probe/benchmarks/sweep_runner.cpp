@@ -58,8 +58,8 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.carveout_percent = spec.carveout_percent;
     request.threads_per_block = spec.threads_per_block;
     request.ring = spec.order == Order::random
-                       ? engine_.link_random(spec.path, 0, elements, spec.stride_bytes, seed_++)
-                       : engine_.link_sequential(spec.path, 0, elements, spec.stride_bytes);
+                       ? engine_.link_random(spec.path, spec.offset, elements, spec.stride_bytes, seed_++)
+                       : engine_.link_sequential(spec.path, spec.offset, elements, spec.stride_bytes);
     // One full timed pass (so every line's fate is seen), at least `samples` loads;
     // in the fast pace at most a window of the pass.
     const std::uint32_t least = std::max(spec.samples, spec.min_timed_steps);
@@ -104,6 +104,7 @@ analysis::Sweep SweepRunner::run(const SweepSpec& spec, const std::vector<std::u
     sweep.meta["order"] = std::string(to_string(spec.order));
     sweep.meta["carveout_percent"] = std::to_string(spec.carveout_percent);
     sweep.meta["warm_passes"] = std::to_string(spec.warm_passes);
+    if (spec.offset) sweep.meta["offset_bytes"] = std::to_string(spec.offset);
     sweep.meta["overhead_cycles"] = std::to_string(overhead_.cycles);
     for (auto footprint : footprints) {
         auto point = measure(spec, footprint);

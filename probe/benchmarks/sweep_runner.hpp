@@ -47,6 +47,7 @@ struct SweepSpec {
     // (on the H200's L2 a window at the ring's start missed a 1.5 MiB overflow).
     bool whole_pass = false;
     std::uint32_t threads_per_block = 0;  // the launch shape (0: the fewest the chase needs)
+    std::size_t offset = 0;               // where in the engine's buffer the rings start
 };
 
 // The timer overhead (clock pair + dependent store) subtracted from every

@@ -9,7 +9,7 @@ namespace gpu_topology::kernels {
 namespace {
 
 constexpr unsigned kUnroll = 4;  // independent loads in flight per thread
-constexpr unsigned long long kNever = 0x5a5a5a5a5a5a5a5aull;  // a sum the data never produces
+constexpr unsigned kNever = 0x5a5a5a5au;  // a fold the data practically never produces
 
 // One 16-byte load through the global path `Op`, or from shared memory (Shared).
 struct Shared {};
@@ -29,17 +29,16 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
 template <CacheOp Op>
 using Global = std::integral_constant<CacheOp, Op>;
 
-// Every loaded word reaches the sum, and the sum a store that could happen:
-// otherwise ptxas drops loads whose values are never used (asm volatile does
-// not survive into PTX).
-__device__ __forceinline__ unsigned long long fold(uint4 v) {
-    return (static_cast<unsigned long long>(v.x ^ v.y) << 32) | (v.z ^ v.w);
-}
+// Every loaded word reaches the fold, and the fold a store that could happen
+// (a 32-bit value against a 32-bit sentinel): otherwise ptxas drops loads whose
+// values are never used (asm volatile does not survive into PTX). Three XORs a
+// load keep the arithmetic far below the load rate.
+__device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
 // Reads pieces [0, count) of `data` with the block's threads, kUnroll loads in flight each.
 template <typename Op>
-__device__ __forceinline__ unsigned long long read_span(const uint4* data, size_t count) {
-    unsigned long long acc = 0;
+__device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
+    unsigned acc = 0;
     const size_t step = blockDim.x;
     size_t i = threadIdx.x;
     for (; i + (kUnroll - 1) * step < count; i += kUnroll * step) {
@@ -47,36 +46,36 @@ __device__ __forceinline__ unsigned long long read_span(const uint4* data, size_
 #pragma unroll
         for (unsigned u = 0; u < kUnroll; ++u) v[u] = load16<Op>(data + i + u * step);
 #pragma unroll
-        for (unsigned u = 0; u < kUnroll; ++u) acc += fold(v[u]);
+        for (unsigned u = 0; u < kUnroll; ++u) acc ^= fold(v[u]);
     }
-    for (; i < count; i += step) acc += fold(load16<Op>(data + i));
+    for (; i < count; i += step) acc ^= fold(load16<Op>(data + i));
     return acc;
 }
 
 template <CacheOp Op>
 __global__ void streaming_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
-    unsigned long long acc = 0;
+    unsigned acc = 0;
     const size_t step = size_t(gridDim.x) * blockDim.x;
     for (unsigned pass = 0; pass < passes; ++pass)
         for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
-            acc += fold(load16<Global<Op>>(data + i));
+            acc ^= fold(load16<Global<Op>>(data + i));
     if (acc == kNever) *sink = acc;
 }
 
 template <CacheOp Op>
 __global__ void rotating_kernel(const uint4* data, size_t chunk_pieces, unsigned passes, unsigned long long* sink) {
-    unsigned long long acc = 0;
+    unsigned acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const size_t chunk = (blockIdx.x + pass) % gridDim.x;  // read last pass by the previous block, on another SM
-        acc += read_span<Global<Op>>(data + chunk * chunk_pieces, chunk_pieces);
+        acc ^= read_span<Global<Op>>(data + chunk * chunk_pieces, chunk_pieces);
     }
     if (acc == kNever) *sink = acc;
 }
 
 template <CacheOp Op>
 __global__ void block_private_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
-    unsigned long long acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Global<Op>>(data + blockIdx.x * pieces, pieces);
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Global<Op>>(data + blockIdx.x * pieces, pieces);
     if (acc == kNever) *sink = acc;
 }
 
@@ -84,8 +83,8 @@ __global__ void shared_kernel(size_t pieces, unsigned passes, unsigned long long
     extern __shared__ uint4 tile[];
     for (size_t i = threadIdx.x; i < pieces; i += blockDim.x) tile[i] = make_uint4(unsigned(i), 1u, 2u, 3u);
     __syncthreads();
-    unsigned long long acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) acc += read_span<Shared>(tile, pieces);
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Shared>(tile, pieces);
     if (acc == kNever) *sink = acc;
 }
 
