@@ -6,7 +6,9 @@
 #      first and cached configure of examples/minimal from the source tree and from the install;
 #   3. one probe with --record and --raw: the card's stored-profile candidate, its engine log for
 #      the CPU replay tests and its sweeps; the log replayed here, compared with the live profile;
-#   4. when .old/head.tar is carried (git archive of an earlier commit's probe/ and templates/),
+#   4. examples/transpose: both tile pitches checked, then timed twice (padded by the measured banks
+#      against unpadded);
+#   5. when .old/head.tar is carried (git archive of an earlier commit's probe/ and templates/),
 #      two probes of that version on the same card, for before/after tables.
 # Packs its files into $OUT/card.tgz and its log into $OUT/card.log.
 #   bench/record_card.sh <card name, e.g. h200>
@@ -60,8 +62,15 @@ print("replay reproduces the live profile" if not differences else "\n".join(["r
 PY
 tar czf "$OUT/raw.tgz" -C /tmp/card raw
 
+echo "== 4. the transpose example"
+cmake -S examples/transpose -B /tmp/card/transpose -G Ninja -DGPU_TOPOLOGY_SOURCE_DIR="$PWD" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/transpose-configure.log" 2>&1 \
+  && cmake --build /tmp/card/transpose > /dev/null 2>&1 || echo "transpose build failed"
+/tmp/card/transpose/transpose --check
+for i in 1 2; do /tmp/card/transpose/transpose | tee "$OUT/transpose$i.txt"; done
+
 if [ -f .old/head.tar ]; then
-  echo "== 4. the earlier probe on this card"
+  echo "== 5. the earlier probe on this card"
   mkdir -p /tmp/card/old-src && tar xf .old/head.tar -C /tmp/card/old-src
   cmake -S /tmp/card/old-src/probe -B /tmp/card/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     > /dev/null 2>&1 && cmake --build /tmp/card/old -j 16 > /dev/null 2>&1

@@ -204,6 +204,12 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
                         "the next configure measures again.")
   endif()
   file(RENAME "${measured}" "${profile}")
+  # The probe draws the hierarchy beside its profile.
+  string(REGEX REPLACE "\\.json$" ".svg" measured_picture "${measured}")
+  string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
+  if(EXISTS "${measured_picture}")
+    file(RENAME "${measured_picture}" "${picture}")
+  endif()
   set(${profile_var} "${profile}" PARENT_SCOPE)
   set(${busy_var} FALSE PARENT_SCOPE)
 endfunction()
@@ -325,6 +331,10 @@ function(gpu_topology_generate)
   endif()
   message(STATUS "GPUTopology: ${GPU_TOPOLOGY_DEVICE_NAME}, profile ${GPU_TOPOLOGY_PROFILE_SOURCE}: "
                  "wrote ${output_dir}/gpu_topology.hpp (GPUTopology::${ARG_NAME})")
+  string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
+  if(EXISTS "${picture}")
+    message(STATUS "GPUTopology: picture of the hierarchy: ${picture}")
+  endif()
 
   # The call's INTERFACE target carries its header and its values.
   set(target GPUTopology_${ARG_NAME})

@@ -9,6 +9,7 @@
 #include "profile/atomic_file.hpp"
 #include "profile/profile.hpp"
 #include "render/render.hpp"
+#include "render/svg.hpp"
 #include "version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
@@ -38,8 +39,9 @@ constexpr const char* kUsageText = R"(usage: gpu-topology-probe <command> [optio
 commands:
   probe     [--device N] [--output FILE|-] [--raw DIR] [--record LOG] [--quiet]
             [--level quick|full] [--budget SECONDS] [--careful]
-            measure the device; write the profile (JSON) to FILE (default: stdout),
-            progress to stderr, every sweep as CSV into DIR, every engine call into LOG.
+            measure the device; write the profile (JSON) to FILE (default: stdout) and,
+            beside a FILE, its picture (FILE with .svg for .json); progress to stderr,
+            every sweep as CSV into DIR, every engine call into LOG.
             --level quick: L1, L2 and DRAM sizes, lines, latencies, bandwidths (default full);
             --budget: start no stage after SECONDS (the profile lists the skipped ones);
             --careful: chase every warm pass and time whole passes (slower, for comparison)
@@ -50,6 +52,7 @@ commands:
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
             write gpu_topology.hpp / CMake variables from a profile
   show      PROFILE [--summary]   print the profile as a table
+  svg       PROFILE [--output FILE|-]   draw the profile's hierarchy (latency curve, levels, bandwidths)
   validate  PROFILE           check a profile; name every wrong field
   check     PROFILE [--device N] [--identity-only]
             compare this device with the profile: identity, then re-measured values
@@ -94,6 +97,7 @@ const std::map<std::string, CommandSpec> kCommands{
     {"identity", {{{"--device", true}}, 0}},
     {"render", {{{"--header", true}, {"--cmake", true}, {"--source", true}, {"--table", false}}, 1}},
     {"show", {{{"--summary", false}}, 1}},
+    {"svg", {{{"--output", true}}, 1}},
     {"validate", {{}, 1}},
     {"check", {{{"--device", true}, {"--identity-only", false}}, 1}},
     {"explore", {{{"--raw", true}, {"--device", true}}, 0}},
@@ -172,6 +176,18 @@ void write_output(const std::optional<std::string>& target, const std::string& t
     }
 }
 
+// Where the picture of a profile written to `profile_file` goes: beside it, .json replaced by .svg.
+std::filesystem::path picture_beside(const std::filesystem::path& profile_file) {
+    auto picture = profile_file;
+    if (picture.extension() == ".json") return picture.replace_extension(".svg");
+    return picture += ".svg";
+}
+
+int cmd_svg(const Args& args) {
+    write_output(args.get("--output"), render::hierarchy_svg(profile::load_profile(args.positional[0])));
+    return 0;
+}
+
 // Validates what the probe measured, writes it, and says how it went.
 int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
     const auto document = model::to_json(topology);
@@ -181,6 +197,11 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
         return kFailure;
     }
     write_output(args.get("--output"), document.dump());
+    if (const auto output = args.get("--output"); output && *output != "-") {
+        const auto picture = picture_beside(*output);
+        render::write_hierarchy_svg(document, picture);
+        progress.note("picture of the hierarchy: " + picture.string());
+    }
     progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {
         for (const auto& e : topology.conditions.events) std::fprintf(stderr, "gpu-topology-probe: %s\n", e.c_str());
@@ -314,7 +335,7 @@ int cmd_identity(const Args& args) {
 
 model::Topology measure(const benchmarks::DeviceFacts& facts, const benchmarks::ProbeOptions& options,
                         benchmarks::Progress& progress, const std::optional<std::string>& record, bool nvml = true) {
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes));
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes), static_cast<std::uint64_t>(facts.global_bytes));
     const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
     std::unique_ptr<benchmarks::Monitor> monitor =
         nvml ? benchmarks::make_nvml_monitor(facts.uuid)
@@ -433,7 +454,7 @@ int run(const Args& args) {
     const std::map<std::string, std::function<int(const Args&)>> handlers{
         {"probe", cmd_probe},     {"replay", cmd_replay}, {"identity", cmd_identity}, {"render", cmd_render},
         {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},  {"explore", cmd_explore},
-        {"docs", cmd_docs},       {"compare", cmd_compare},
+        {"docs", cmd_docs},       {"compare", cmd_compare}, {"svg", cmd_svg},
         {"version", [](const Args&) {
              std::printf("gpu-topology-probe %s\n", std::string(kProbeVersion).c_str());
              return 0;

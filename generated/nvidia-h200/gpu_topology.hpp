@@ -15,9 +15,9 @@
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-17d1c194-8197-30a1-5999-c863f4f4df74"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-45241fec-ea2c-b9b5-1a60-eb9e61329e53"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:bece5e468c1bfbf1"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:344005e9f243f76f"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,64 +26,78 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1980000
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1976537
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
-#define GPU_TOPOLOGY_L1_SIZE_BYTES 248832
+#define GPU_TOPOLOGY_L1_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 189440
-#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 19456
+#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 20480
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 273
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 241
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 281
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 249
 #define GPU_TOPOLOGY_L1_PER_SM 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25274494146962
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 324
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 233
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 331
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 240
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
-#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 248832
+#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 274
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 242
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 280
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 248
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 65
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 93
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 392
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 299
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 420
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 322
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
 #define GPU_TOPOLOGY_SHARED_LATENCY_CYCLES 23
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S_UNMEASURED 1
+#define GPU_TOPOLOGY_SHARED_BANKS 32
+#define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
+#define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
+#define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27678317018651
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 62914560
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 273
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 483
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 395
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 6817815419300
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 280
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 494
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 411
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9246263474295
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 668
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4384900943484
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 691
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4491900721491
+#define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 196
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4033925084640
+#define GPU_TOPOLOGY_TLB_ENTRIES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_REACH_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_PAGE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_TEXTURE_SAME_STORAGE 1
 #define GPU_TOPOLOGY_L1_READONLY_SAME_STORAGE 1
 #define GPU_TOPOLOGY_TEXTURE_READONLY_SAME_STORAGE 1
@@ -159,8 +173,11 @@ inline constexpr identity_t identity{GPU_TOPOLOGY_DEVICE_NAME, GPU_TOPOLOGY_DEVI
 // ---- The facts, one object per level: gpu_topology::<object>.<member> -------
 // Why each unknown fact is unknown.
 namespace not_measured {
-struct L1_BANDWIDTH_BYTES_PER_S {
-    static constexpr const char* reason = "not measured yet";
+struct L1_SETS {
+    static constexpr const char* reason = "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count";
+};
+struct L1_WAYS {
+    static constexpr const char* reason = "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)";
 };
 struct TEXTURE_LINE_BYTES {
     static constexpr const char* reason = "the capacity span is the same at every stride from 32 to 512 B: sets indexed by address bits, so the line cannot be read from spans (the fetch granularity is measured)";
@@ -168,8 +185,20 @@ struct TEXTURE_LINE_BYTES {
 struct CONSTANT_L1_LINE_BYTES {
     static constexpr const char* reason = "capacity span did not grow like a line boundary";
 };
-struct SHARED_BANDWIDTH_BYTES_PER_S {
-    static constexpr const char* reason = "not measured yet";
+struct TLB_ENTRIES {
+    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
+};
+struct TLB_COVERAGE_BYTES {
+    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
+};
+struct TLB_REACH_BYTES {
+    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
+};
+struct TLB_MISS_PENALTY_CYCLES {
+    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
+};
+struct PAGE_BYTES {
+    static constexpr const char* reason = "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size";
 };
 }  // namespace not_measured
 
@@ -185,7 +214,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1980000u, source::measured, false, true}};
+    {1976537u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -207,19 +236,23 @@ struct l1_facts {
     known<std::uint32_t> miss_latency_cycles;  // L1 miss served by near L2, cycles
     known<std::uint32_t> miss_penalty_cycles;  // L1 miss penalty (to L2), cycles
     known<std::uint32_t> per_sm;  // L1 instances per SM, instances
-    unknown<std::uint64_t, not_measured::L1_BANDWIDTH_BYTES_PER_S> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
+    unknown<std::uint32_t, not_measured::L1_SETS> sets;  // L1 sets, sets
+    unknown<std::uint32_t, not_measured::L1_WAYS> ways;  // L1 ways, ways
+    known<std::uint64_t> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT l1_facts l1{
-    {248832ull, source::measured, false, true},
+    {247808ull, source::measured, false, true},
     {189440ull, source::measured, false, true},
-    {19456ull, source::measured, false, true},
+    {20480ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {273u, source::measured, false, true},
-    {241u, source::derived, false, true},
+    {281u, source::measured, false, true},
+    {249u, source::derived, false, true},
     {1u, source::measured, false, true},
-    {}};
+    {},
+    {},
+    {25274494146962ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -235,8 +268,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {324u, source::measured, false, true},
-    {233u, source::derived, false, true},
+    {331u, source::measured, false, true},
+    {240u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -249,12 +282,12 @@ struct readonly_facts {
     known<std::uint32_t> per_sm;  // read-only instances per SM, instances
 };
 GPU_TOPOLOGY_FACT readonly_facts readonly{
-    {248832ull, source::measured, false, true},
+    {247808ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {274u, source::measured, false, true},
-    {242u, source::derived, false, true},
+    {280u, source::measured, false, true},
+    {248u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -276,7 +309,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {65u, source::derived, false, true},
+    {70u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -289,23 +322,31 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {93u, source::measured, false, true},
-    {392u, source::measured, false, true},
-    {299u, source::derived, false, true}};
+    {98u, source::measured, false, true},
+    {420u, source::measured, false, true},
+    {322u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
     known<std::uint64_t> per_block_optin_bytes;  // shared memory per block (opt-in), bytes
     known<std::uint32_t> reserved_per_block_bytes;  // shared memory the driver reserves per block, bytes
     known<std::uint32_t> latency_cycles;  // shared memory load latency, cycles
-    unknown<std::uint64_t, not_measured::SHARED_BANDWIDTH_BYTES_PER_S> bandwidth_bytes_per_s;  // shared memory load bandwidth, all SMs, bytes/s
+    known<std::uint32_t> banks;  // shared memory banks, banks
+    known<std::uint32_t> bank_bytes;  // shared memory bank width, bytes
+    known<std::uint32_t> conflict_latency_cycles;  // latency added per extra way of a bank conflict, cycles
+    known<std::uint32_t> conflict_issue_cycles;  // issue cycles added per extra way of a bank conflict, cycles
+    known<std::uint64_t> bandwidth_bytes_per_s;  // shared memory load bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT shared_facts shared{
     {233472ull, source::api, false, true},
     {232448ull, source::api, false, true},
     {1024u, source::api, false, true},
     {23u, source::measured, false, true},
-    {}};
+    {32u, source::measured, false, true},
+    {4u, source::measured, false, true},
+    {2u, source::measured, false, true},
+    {1u, source::measured, false, true},
+    {27678317018651ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -324,10 +365,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {28573696ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {273u, source::measured, false, true},
-    {483u, source::measured, false, true},
-    {395u, source::derived, false, true},
-    {6817815419300ull, source::measured, false, true}};
+    {280u, source::measured, false, true},
+    {494u, source::measured, false, true},
+    {411u, source::derived, false, true},
+    {9246263474295ull, source::measured, false, true}};
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes
@@ -336,8 +377,32 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {150109880320ull, source::api, false, true},
-    {668u, source::measured, false, true},
-    {4384900943484ull, source::measured, false, true}};
+    {691u, source::measured, false, true},
+    {4491900721491ull, source::measured, false, true}};
+
+struct cluster_facts {
+    known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
+    known<std::uint32_t> remote_latency_cycles;  // load latency from another block's shared memory, cycles
+    known<std::uint64_t> remote_bandwidth_bytes_per_s;  // remote shared memory read bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT cluster_facts cluster{
+    {16u, source::api, false, true},
+    {196u, source::measured, false, true},
+    {4033925084640ull, source::measured, false, true}};
+
+struct tlb_facts {
+    unknown<std::uint32_t, not_measured::TLB_ENTRIES> entries;  // first TLB level entries, entries
+    unknown<std::uint64_t, not_measured::TLB_COVERAGE_BYTES> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
+    unknown<std::uint64_t, not_measured::TLB_REACH_BYTES> reach_bytes;  // first TLB level reach (entries x coverage), bytes
+    unknown<std::uint32_t, not_measured::TLB_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
+    unknown<std::uint64_t, not_measured::PAGE_BYTES> page_bytes;  // page size the driver maps, bytes
+};
+GPU_TOPOLOGY_FACT tlb_facts tlb{
+    {},
+    {},
+    {},
+    {},
+    {}};
 
 struct sharing_facts {
     known<bool> l1_texture;  // L1 and texture share storage, bool
@@ -365,20 +430,41 @@ struct l1_at_launch {
     std::uint32_t resident_blocks;  // blocks of that shape an SM can hold there (occupancy API)
     std::uint64_t size_bytes;
 };
-inline constexpr std::size_t l1_launch_count = 12;
+inline constexpr std::size_t l1_launch_count = 33;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 32u, 248832ull},
+    {0, 32u, 7u, 247808ull},
+    {0, 256u, 7u, 247808ull},
+    {0, 1024u, 2u, 247808ull},
     {-1, 32u, 32u, 189440ull},
-    {10, 32u, 32u, 19456ull},
-    {25, 32u, 32u, 19456ull},
-    {40, 32u, 32u, 19456ull},
-    {50, 32u, 32u, 19456ull},
-    {60, 32u, 32u, 19456ull},
-    {75, 32u, 32u, 19456ull},
-    {90, 32u, 32u, 19456ull},
-    {100, 32u, 32u, 19456ull},
-    {0, 1024u, 2u, 248832ull},
-    {0, 32u, 32u, 248832ull}};
+    {-1, 256u, 8u, 222208ull},
+    {-1, 1024u, 2u, 247808ull},
+    {1, 32u, 7u, 222208ull},
+    {1, 256u, 7u, 222208ull},
+    {1, 1024u, 2u, 222208ull},
+    {3, 32u, 7u, 189440ull},
+    {3, 256u, 7u, 189440ull},
+    {3, 1024u, 2u, 189440ull},
+    {4, 32u, 14u, 152576ull},
+    {4, 256u, 8u, 152576ull},
+    {4, 1024u, 2u, 152576ull},
+    {5, 32u, 14u, 119808ull},
+    {5, 256u, 8u, 119808ull},
+    {5, 1024u, 2u, 119808ull},
+    {7, 32u, 14u, 88064ull},
+    {7, 256u, 8u, 88064ull},
+    {7, 1024u, 2u, 88064ull},
+    {10, 32u, 28u, 20480ull},
+    {10, 256u, 8u, 20480ull},
+    {10, 1024u, 2u, 20480ull},
+    {25, 32u, 32u, 20480ull},
+    {25, 256u, 8u, 20480ull},
+    {25, 1024u, 2u, 20480ull},
+    {50, 32u, 32u, 20480ull},
+    {50, 256u, 8u, 20480ull},
+    {50, 1024u, 2u, 20480ull},
+    {100, 32u, 32u, 20480ull},
+    {100, 256u, 8u, 20480ull},
+    {100, 1024u, 2u, 20480ull}};
 // The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)
 // with blocks of `threads_per_block` threads: the largest size measured for a launch
 // at least as demanding (a carveout at least as large, blocks no larger, so no more L1).
@@ -451,6 +537,38 @@ template <typename T>
 GPU_TOPOLOGY_HD constexpr std::uint64_t bytes_of(std::uint64_t count) {
     return count * sizeof(T);
 }
+// Bank conflict ways when the 32 lanes of a warp read one column of a
+// shared-memory tile whose rows are `pitch` elements of T apart (lane r reads
+// row r): the most distinct bank words any one bank must deliver.
+template <typename T, typename Shared>
+GPU_TOPOLOGY_HD constexpr std::uint32_t column_conflict_ways(std::uint32_t pitch, const Shared& s) {
+    const std::uint32_t banks = s.banks, width = s.bank_bytes;
+    std::uint32_t words_in_bank[1024] = {};
+    std::uint32_t most = 0;
+    for (std::uint64_t lane = 0; lane < 32; ++lane) {
+        const std::uint64_t first = lane * pitch * sizeof(T) / width;
+        const std::uint64_t last = (lane * pitch * sizeof(T) + sizeof(T) - 1) / width;
+        for (std::uint64_t word = first; word <= last; ++word) {
+            const std::uint32_t n = ++words_in_bank[word % banks % 1024];
+            most = n > most ? n : most;
+        }
+    }
+    return most;
+}
+// The row pitch (elements of T, at least `columns`) of a shared-memory tile
+// whose columns a warp reads with the fewest conflict ways the banks allow:
+// e.g. 33 floats for a 32-float row on 32 banks of 4 bytes. Pass
+// gpu_topology::shared; an unmeasured bank geometry does not compile.
+template <typename T, typename Shared>
+GPU_TOPOLOGY_HD constexpr std::uint32_t conflict_free_pitch(std::uint32_t columns, const Shared& s) {
+    const std::uint32_t banks = s.banks, width = s.bank_bytes;
+    const std::uint64_t words = 32 * ((sizeof(T) + width - 1) / width);  // words one column read touches
+    const std::uint32_t fewest = static_cast<std::uint32_t>((words + banks - 1) / banks);
+    for (std::uint32_t pitch = columns; pitch < columns + banks * width; ++pitch)
+        if (column_conflict_ways<T>(pitch, s) <= fewest) return pitch;
+    return columns;
+}
+
 // Blocks of `threads_per_block` threads resident on the whole GPU at once (a
 // wave) when threads are what limits residency (registers and shared memory
 // permitting): SMs x blocks per SM.

@@ -62,6 +62,9 @@ void run_texture_readonly(ProbeContext&);
 void run_constant_caches(ProbeContext&);
 void run_sharing(ProbeContext&);
 void run_random_order(ProbeContext&);
+void run_shared_banks(ProbeContext&);
+void run_dsmem(ProbeContext&);
+void run_tlb(ProbeContext&);
 
 // A first touch must be served by the level behind the cache: its fetches as
 // slow as a miss of the path (the same level), not slower (something evicted

@@ -87,6 +87,26 @@ std::string format_double(double v) {
     return text;
 }
 
+std::string shared_access_text(const kernels::SharedAccess& a) {
+    std::string text = "shared_access " + std::to_string(a.width_bytes);
+    for (const auto byte : a.lane_bytes) text += " " + std::to_string(byte);
+    return text;
+}
+
+std::string cluster_read_text(std::uint32_t blocks, bool remote, std::uint32_t passes) {
+    return "cluster_read " + std::to_string(blocks) + " " + (remote ? "remote" : "own") + " " + std::to_string(passes);
+}
+
+// Reads "<word> <numbers...>" into `values`; throws ReplayError when the answer is another kind.
+template <typename... T>
+void parse_answer(const std::string& text, const char* word, T&... values) {
+    std::istringstream in(text);
+    std::string first;
+    in >> first;
+    (in >> ... >> values);
+    if (first != word || !in) throw ReplayError(std::string("expected '") + word + "', got '" + text.substr(0, 60) + "'");
+}
+
 }  // namespace
 
 std::string encode_samples(const std::vector<std::uint32_t>& cycles) {
@@ -204,6 +224,34 @@ void RecordingEngine::warm_up(double milliseconds) {
     write("> warm_up " + format_double(milliseconds));
 }
 
+kernels::SharedAccessTiming RecordingEngine::time_shared_access(const kernels::SharedAccess& access) {
+    const auto timing = inner_.time_shared_access(access);
+    write("> " + shared_access_text(access));
+    write("< timing " + format_double(timing.latency_cycles) + " " + format_double(timing.issue_cycles));
+    return timing;
+}
+
+std::uint32_t RecordingEngine::max_cluster_blocks() {
+    const auto blocks = inner_.max_cluster_blocks();
+    write("> max_cluster_blocks");
+    write("< blocks " + std::to_string(blocks));
+    return blocks;
+}
+
+ChaseResult RecordingEngine::chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) {
+    auto result = inner_.chase_cluster_shared(cluster_blocks, reader);
+    write("> cluster_chase " + std::to_string(cluster_blocks) + " " + std::to_string(reader));
+    write("< " + result_text(result));
+    return result;
+}
+
+kernels::ClusterRead RecordingEngine::time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) {
+    const auto read = inner_.time_cluster_read(cluster_blocks, remote, passes);
+    write("> " + cluster_read_text(cluster_blocks, remote, passes));
+    write("< read " + format_double(read.seconds) + " " + std::to_string(read.bytes) + " " + std::to_string(read.clusters));
+    return read;
+}
+
 // --- replaying -------------------------------------------------------------------
 
 ReplayEngine::ReplayEngine(const std::filesystem::path& file) : file_(file) {
@@ -310,5 +358,28 @@ LaunchShape ReplayEngine::launch_shape(std::uint32_t threads_per_block, int carv
 }
 
 void ReplayEngine::warm_up(double milliseconds) { answer("warm_up " + format_double(milliseconds)); }
+
+kernels::SharedAccessTiming ReplayEngine::time_shared_access(const kernels::SharedAccess& access) {
+    kernels::SharedAccessTiming timing;
+    parse_answer(answer(shared_access_text(access)), "timing", timing.latency_cycles, timing.issue_cycles);
+    return timing;
+}
+
+std::uint32_t ReplayEngine::max_cluster_blocks() {
+    std::uint32_t blocks = 0;
+    parse_answer(answer("max_cluster_blocks"), "blocks", blocks);
+    return blocks;
+}
+
+ChaseResult ReplayEngine::chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) {
+    return parse_result(answer("cluster_chase " + std::to_string(cluster_blocks) + " " + std::to_string(reader)));
+}
+
+kernels::ClusterRead ReplayEngine::time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) {
+    kernels::ClusterRead read;
+    parse_answer(answer(cluster_read_text(cluster_blocks, remote, passes)), "read", read.seconds, read.bytes,
+                 read.clusters);
+    return read;
+}
 
 }  // namespace gpu_topology::benchmarks

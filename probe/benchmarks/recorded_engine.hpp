@@ -38,6 +38,10 @@ public:
     double time_reference_work() override;
     kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
     void warm_up(double milliseconds) override;
+    kernels::SharedAccessTiming time_shared_access(const kernels::SharedAccess& access) override;
+    std::uint32_t max_cluster_blocks() override;
+    kernels::ChaseResult chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) override;
+    kernels::ClusterRead time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) override;
 
 private:
     void write(const std::string& line);
@@ -74,6 +78,10 @@ public:
     double time_reference_work() override;
     kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
     void warm_up(double milliseconds) override;
+    kernels::SharedAccessTiming time_shared_access(const kernels::SharedAccess& access) override;
+    std::uint32_t max_cluster_blocks() override;
+    kernels::ChaseResult chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) override;
+    kernels::ClusterRead time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) override;
 
 private:
     struct Call {

@@ -76,6 +76,11 @@ void run_hierarchy_curve(ProbeContext& ctx) {
                                       geometric(8 * KiB, 5 * l2 / 2, 4, 128));
     const auto levels = analysis::interpret_hierarchy(curve, l2, true);
     ctx.scratch.curve = levels;
+    model::LatencyCurve kept{.path = "l1"};
+    for (const auto& p : curve.points)
+        kept.points.push_back({p.footprint_bytes, analysis::summarize(p.cycles).p50});
+    for (const auto& cp : levels.change_points) kept.change_points.emplace_back(cp.last_before_bytes, cp.first_after_bytes);
+    ctx.topology.curve = std::move(kept);
     ctx.progress.done(std::to_string(levels.change_points.size()) + " change points in " +
                       std::to_string(curve.points.size()) + " footprints");
     for (const auto& cp : levels.change_points)

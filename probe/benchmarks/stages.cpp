@@ -16,7 +16,7 @@ using model::kQuantities;
 using model::QuantityId;
 
 // clang-format off
-const std::array<Stage, 13> kStages{{
+constexpr std::array<Stage, 16> kStages{{
     {"warm-up", Level::quick, {}, run_warm_up},
     {"latencies", Level::quick, {}, run_latencies},
     {"hierarchy curve", Level::quick, {}, run_hierarchy_curve},
@@ -30,18 +30,20 @@ const std::array<Stage, 13> kStages{{
     {"constant caches", Level::full, {}, run_constant_caches},
     {"sharing", Level::full, {"L1_SIZE_BYTES", "CONSTANT_L1_SIZE_BYTES"}, run_sharing},
     {"random order", Level::full, {"L1_SIZE_BYTES", "L2_NEAR_SIZE_BYTES"}, run_random_order},
+    {"shared banks", Level::full, {}, run_shared_banks},
+    {"dsmem", Level::full, {}, run_dsmem},
+    {"tlb", Level::full, {}, run_tlb},
 }};
 // clang-format on
 
 namespace {
 
-// Every quantity names a stage of the table (or "api"), and every need a quantity.
+// Every quantity names a stage of the table, "api", or "-" with the reason no stage measures it.
 constexpr bool stages_are_consistent() {
-    constexpr std::array<std::string_view, 14> names{"api", "warm-up", "latencies", "hierarchy curve", "l1 size",
-                                                     "l1 path", "l2 size", "l2 line", "bandwidths", "l1 carveouts",
-                                                     "texture readonly", "constant caches", "sharing", "random order"};
-    for (const auto& q : kQuantities)
-        if (std::find(names.begin(), names.end(), q.stage) == names.end()) return false;
+    for (const auto& q : kQuantities) {
+        const bool staged = std::any_of(kStages.begin(), kStages.end(), [&](const Stage& s) { return s.name == q.stage; });
+        if (q.stage == "-" ? q.not_measured.empty() : !(staged || q.stage == "api")) return false;
+    }
     return true;
 }
 static_assert(stages_are_consistent(), "a quantity names a stage that kStages does not have");
@@ -166,7 +168,7 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
     model::Topology topology;
     SweepRunner runner(engine, options.raw_dir, options.pace);
     if (options.raw_dir) std::filesystem::create_directories(*options.raw_dir);
-    ProbeContext ctx{engine, runner, facts, options, progress, topology, BufferLayout(facts.l2_bytes), {}, {}};
+    ProbeContext ctx{engine, runner, facts, options, progress, topology, BufferLayout(facts.l2_bytes, facts.global_bytes), {}, {}};
     topology.device = {facts.index, facts.name, facts.uuid};
     Watch watch{monitor, ReferenceMonitor(engine)};
     topology.conditions.monitor = monitor.description() + "; " + watch.reference.description();
@@ -195,6 +197,8 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
                       profile::format_number(std::round(c.measured)) + ")");
     topology.apply_cross_checks();
     topology.enforce_relations();
+    for (QuantityId q = 0; q < kQuantities.size(); ++q)
+        if (!kQuantities[q].not_measured.empty()) topology.set(q, model::unmeasured(std::string(kQuantities[q].not_measured)));
     topology.mark_absent("not measured: a quantity it depends on was not found", [](QuantityId) { return true; });
 
     auto& p = topology.probe;

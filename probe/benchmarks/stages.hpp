@@ -45,10 +45,14 @@ inline constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
 // first touch.
 struct BufferLayout {
     std::size_t evict_offset = 64 * MiB;
+    // Rings of the TLB stage, from offset 0: 1.5 GiB, or a quarter of a small device's memory.
+    std::size_t tlb_span_bytes = 0;
     std::size_t buffer_bytes = 0;
     std::size_t fresh_offset = 0;
-    explicit BufferLayout(std::uint64_t l2_bytes)
-        : buffer_bytes(evict_offset + std::max<std::size_t>(5 * l2_bytes / 2, 2 * l2_bytes) + 64 * MiB),
+    BufferLayout(std::uint64_t l2_bytes, std::uint64_t device_bytes)
+        : tlb_span_bytes(std::min<std::uint64_t>(1536 * MiB, device_bytes / 4)),
+          buffer_bytes(std::max<std::size_t>(
+              evict_offset + std::max<std::size_t>(5 * l2_bytes / 2, 2 * l2_bytes) + 64 * MiB, tlb_span_bytes)),
           fresh_offset(buffer_bytes - 32 * MiB) {}
 };
 
@@ -62,7 +66,7 @@ struct Stage {
 
 // The stages, in the order they run: the quick level first, so a time budget
 // drops the least needed ones.
-extern const std::array<Stage, 13> kStages;
+extern const std::array<Stage, 16> kStages;
 
 // Measures the device behind `engine`. `monitor` watches for other work on the GPU.
 model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& facts, const ProbeOptions& options,

@@ -12,6 +12,7 @@
 // against sweeps recorded on a GPU.
 #include "load_path.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -113,6 +114,27 @@ inline std::uint64_t bytes_read(const ReadRequest& r, std::uint32_t sm_count) {
     return 0;
 }
 
+// One warp's shared-memory load: lane i reads `width_bytes` at byte `lane_bytes[i]`
+// of a kSharedAccessBytes array whose every 4-byte word holds its own address,
+// so a chain of such loads stays on the same addresses.
+inline constexpr std::uint32_t kSharedAccessBytes = 32 * 1024;
+struct SharedAccess {
+    std::array<std::uint32_t, 32> lane_bytes{};  // multiples of width_bytes, below kSharedAccessBytes
+    std::uint32_t width_bytes = 4;               // 4, 8 or 16
+};
+struct SharedAccessTiming {
+    double latency_cycles = 0;  // per access of one warp, each waiting for the one before (raw clock)
+    double issue_cycles = 0;    // per warp-wide access, 32 warps x 4 independent chains in flight
+};
+
+// Distributed shared memory: a read of the shared memory of the blocks of a cluster.
+inline constexpr std::uint32_t kClusterChaseSamples = 512;
+struct ClusterRead {
+    double seconds = 0;       // CUDA events
+    std::uint64_t bytes = 0;  // read by all blocks together
+    std::uint32_t clusters = 0;  // clusters launched: as many as fit at once
+};
+
 class Engine {
 public:
     virtual ~Engine() = default;
@@ -155,6 +177,20 @@ public:
 
     // Keeps every SM busy for `milliseconds` so the clock leaves its idle state.
     virtual void warm_up(double milliseconds) = 0;
+
+    // Times one warp's shared-memory access pattern (bank conflicts).
+    virtual SharedAccessTiming time_shared_access(const SharedAccess& access) = 0;
+
+    // The most blocks a cluster may have on this device (non-portable sizes
+    // allowed); 0 where there are no clusters.
+    virtual std::uint32_t max_cluster_blocks() = 0;
+    // Lane 0 of block `reader` of one `cluster_blocks` cluster chases a ring in
+    // the shared memory of block 0 (reader 0: its own, by ld.shared; otherwise
+    // remote, by ld.shared::cluster). kClusterChaseSamples raw samples.
+    virtual ChaseResult chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) = 0;
+    // Every block of as many clusters as fit at once reads the shared memory of
+    // the next block of its cluster (remote) or its own, `passes` times.
+    virtual ClusterRead time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) = 0;
 };
 
 }  // namespace gpu_topology::kernels

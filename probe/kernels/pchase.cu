@@ -5,6 +5,7 @@
 #include "cuda_event.hpp"
 #include "device_buffer.hpp"
 #include "read_kernels.hpp"
+#include "shared_kernels.hpp"
 
 #include <algorithm>
 #include <array>
@@ -299,6 +300,14 @@ public:
     double time_reference_work() override;
     LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
     void warm_up(double milliseconds) override;
+    SharedAccessTiming time_shared_access(const SharedAccess& access) override {
+        return launch_shared_access(access, stats_.get());
+    }
+    std::uint32_t max_cluster_blocks() override { return query_max_cluster_blocks(device_); }
+    ChaseResult chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) override;
+    ClusterRead time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) override {
+        return launch_cluster_read(cluster_blocks, remote, passes, stats_.get());
+    }
 
 private:
     // Launches the program; records `max_samples` of the `timed_steps` loads, evenly spaced.
@@ -548,6 +557,11 @@ LaunchShape CudaEngine::launch_shape(std::uint32_t threads_per_block, int carveo
 void CudaEngine::warm_up(double milliseconds) {
     spin_kernel<<<sm_count_, 32>>>(static_cast<unsigned long long>(milliseconds * 1e6), stats_.get());
     check_launch("spin_kernel");
+}
+
+ChaseResult CudaEngine::chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) {
+    if (samples_.size() < kClusterChaseSamples) samples_ = DeviceBuffer<unsigned>(kClusterChaseSamples);
+    return launch_cluster_chase(cluster_blocks, reader, samples_.get(), stats_.get());
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ struct Quantity {
     std::string_view stage;
     Rule rule;
     std::string_view label;  // one line for the printed table and the docs
+    // Non-empty: no stage measures this quantity, and why; every profile
+    // carries it as unmeasured with this reason (what the data could not tell).
+    std::string_view not_measured = {};
 
     constexpr std::string_view member() const { return path.substr(path.rfind('.') + 1); }
     constexpr std::string_view object() const {
@@ -92,6 +95,8 @@ inline constexpr std::array kQuantities{
     Quantity{"L1_MISS_LATENCY_CYCLES", "caches.l1.miss_latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 miss served by near L2"},
     Quantity{"L1_MISS_PENALTY_CYCLES", "caches.l1.miss_penalty_cycles", S::estimate, H::u32, "cycles", "l1 path", kCycles, "L1 miss penalty (to L2)"},
     Quantity{"L1_PER_SM", "caches.l1.per_sm", S::estimate, H::u32, "instances", "l1 path", kInstances, "L1 instances per SM"},
+    Quantity{"L1_SETS", "caches.l1.sets", S::estimate, H::u32, "sets", "-", {1, 1e6}, "L1 sets", "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count"},
+    Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, "ways", "-", {1, 1e6}, "L1 ways", "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)"},
     Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
     // --- texture (tex1Dfetch) and read-only (ld.global.nc) paths, max-L1 carveout ---------------
     Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kBytes, "texture, max-L1 carveout"},
@@ -126,6 +131,10 @@ inline constexpr std::array kQuantities{
     Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "shared memory per block (opt-in)"},
     Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, "bytes", "api", {0, 65536}, "shared memory the driver reserves per block"},
     Quantity{"SHARED_LATENCY_CYCLES", "caches.shared.latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "shared memory load latency"},
+    Quantity{"SHARED_BANKS", "caches.shared.banks", S::estimate, H::u32, "banks", "shared banks", {1, 1024, true}, "shared memory banks"},
+    Quantity{"SHARED_BANK_BYTES", "caches.shared.bank_bytes", S::estimate, H::u32, "bytes", "shared banks", {1, 1024, true}, "shared memory bank width"},
+    Quantity{"SHARED_CONFLICT_LATENCY_CYCLES", "caches.shared.conflict_latency_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "latency added per extra way of a bank conflict"},
+    Quantity{"SHARED_CONFLICT_ISSUE_CYCLES", "caches.shared.conflict_issue_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "issue cycles added per extra way of a bank conflict"},
     Quantity{"SHARED_BANDWIDTH_BYTES_PER_S", "caches.shared.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "shared memory load bandwidth, all SMs"},
     // --- L2 and DRAM --------------------------------------------------------------------------------
     Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "L2 total"},
@@ -140,6 +149,16 @@ inline constexpr std::array kQuantities{
     Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "device memory"},
     Quantity{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "DRAM load latency"},
     Quantity{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "DRAM read bandwidth, all SMs"},
+    // --- distributed shared memory (thread block clusters, cc >= 9.0) ------------------------------
+    Quantity{"CLUSTER_MAX_BLOCKS", "cluster.max_blocks", S::estimate, H::u32, "blocks", "dsmem", {1, 1024}, "blocks per cluster, at most (non-portable sizes allowed)"},
+    Quantity{"DSMEM_LATENCY_CYCLES", "cluster.remote_latency_cycles", S::latency, H::u32, "cycles", "dsmem", kCycles, "load latency from another block's shared memory"},
+    Quantity{"DSMEM_BANDWIDTH_BYTES_PER_S", "cluster.remote_bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "dsmem", kBandwidth, "remote shared memory read bandwidth, all SMs"},
+    // --- address translation of cudaMalloc memory -----------------------------------------------------
+    Quantity{"TLB_ENTRIES", "tlb.entries", S::estimate, H::u32, "entries", "tlb", {1, 1e6}, "first TLB level entries"},
+    Quantity{"TLB_COVERAGE_BYTES", "tlb.coverage_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "memory one entry of the first TLB level maps"},
+    Quantity{"TLB_REACH_BYTES", "tlb.reach_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "first TLB level reach (entries x coverage)"},
+    Quantity{"TLB_MISS_PENALTY_CYCLES", "tlb.miss_penalty_cycles", S::estimate, H::u32, "cycles", "tlb", kCycles, "latency added by a first-level TLB miss"},
+    Quantity{"PAGE_BYTES", "tlb.page_bytes", S::estimate, H::u64, "bytes", "-", kBytes, "page size the driver maps", "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size"},
     // --- which caches are one physical storage: 1 same, 0 separate ---------------------------------
     Quantity{"L1_TEXTURE_SAME_STORAGE", "sharing.l1_texture", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and texture share storage"},
     Quantity{"L1_READONLY_SAME_STORAGE", "sharing.l1_readonly", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and read-only share storage"},
@@ -203,6 +222,9 @@ inline constexpr std::array kRelations{
     Relation{"L2_NEAR_LATENCY_CYCLES", "DRAM_LATENCY_CYCLES", true, "an L2 hit is faster than DRAM"},
     Relation{"L2_SIZE_BYTES", "DRAM_SIZE_BYTES", true, "L2 caches a larger memory"},
     Relation{"DRAM_BANDWIDTH_BYTES_PER_S", "L2_BANDWIDTH_BYTES_PER_S", true, "L2 serves reads faster than DRAM"},
+    Relation{"SHARED_LATENCY_CYCLES", "DSMEM_LATENCY_CYCLES", true, "another SM's shared memory is farther than the own"},
+    Relation{"DSMEM_BANDWIDTH_BYTES_PER_S", "SHARED_BANDWIDTH_BYTES_PER_S", true, "remote reads cross the SM-to-SM network"},
+    Relation{"TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", false, "the reach is entries times coverage"},
 };
 // clang-format on
 

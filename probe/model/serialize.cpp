@@ -136,6 +136,28 @@ Json carveout_json(const CarveoutRow& row) {
     return j;
 }
 
+Json curve_json(const LatencyCurve& curve) {
+    Json j = Json::object();
+    j["path"] = curve.path;
+    Json points = Json::array();
+    for (const auto& p : curve.points) {
+        Json point = Json::array();
+        point.push_back(Json(p.footprint_bytes));
+        point.push_back(Json(p.p50_cycles));
+        points.push_back(std::move(point));
+    }
+    j["points"] = std::move(points);
+    Json changes = Json::array();
+    for (const auto& [before, after] : curve.change_points) {
+        Json change = Json::array();
+        change.push_back(Json(before));
+        change.push_back(Json(after));
+        changes.push_back(std::move(change));
+    }
+    j["change_points"] = std::move(changes);
+    return j;
+}
+
 }  // namespace
 
 Json to_json(const Topology& topology) {
@@ -168,6 +190,7 @@ Json to_json(const Topology& topology) {
     Json carveouts = Json::array();
     for (const auto& row : topology.carveouts) carveouts.push_back(carveout_json(row));
     root["caches"]["l1"]["carveouts"] = std::move(carveouts);
+    if (topology.curve) root["curve"] = curve_json(*topology.curve);
     Json checks = Json::array();
     for (const auto& c : topology.checks) checks.push_back(check_json(c));
     root["cross_checks"] = std::move(checks);

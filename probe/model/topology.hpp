@@ -100,6 +100,18 @@ struct ProbeRecord {
     std::uint64_t points_measured = 0;
 };
 
+// The latency curve through every level (the hierarchy stage), kept in the
+// profile so its picture can be drawn again from the profile alone.
+struct CurvePoint {
+    std::uint64_t footprint_bytes = 0;
+    double p50_cycles = 0;
+};
+struct LatencyCurve {
+    std::string path;                // the load path the curve chased
+    std::vector<CurvePoint> points;  // ascending footprint
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> change_points;  // last footprint before, first after
+};
+
 struct DeviceRecord {
     int index = 0;
     std::string name, uuid;
@@ -140,6 +152,7 @@ public:
     Conditions conditions;
     std::vector<CrossCheck> checks;
     std::vector<CarveoutRow> carveouts;
+    std::optional<LatencyCurve> curve;
 
 private:
     std::array<std::optional<Result>, kQuantities.size()> results_;

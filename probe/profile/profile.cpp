@@ -233,6 +233,38 @@ public:
             }
         }
     }
+    // The hierarchy curve: [footprint, p50 cycles] pairs in ascending footprint,
+    // and [last before, first after] footprint pairs of its change points.
+    void curve() {
+        const Json* curve = root_.at_path("curve");
+        if (!curve) return;
+        if (!curve->is_object()) return fail("curve", "expected object", curve);
+        string_field("curve.path");
+        pairs("curve.points", curve->find("points"), model::kMaxExactU64, 1e6, true);
+        pairs("curve.change_points", curve->find("change_points"), model::kMaxExactU64, model::kMaxExactU64, false);
+    }
+    void pairs(const std::string& at, const Json* list, double max_first, double max_second, bool ascending) {
+        if (!list || !list->is_array()) return fail(at, "expected array", list);
+        if (list->as_array().size() > kMaxCurvePoints)
+            return fail(at, "more than " + std::to_string(kMaxCurvePoints) + " entries", list);
+        double previous = -1;
+        for (std::size_t i = 0; i < list->as_array().size(); ++i) {
+            const Json& pair = list->as_array()[i];
+            const std::string here = at + "[" + std::to_string(i) + "]";
+            if (!pair.is_array() || pair.as_array().size() != 2) {
+                fail(here, "expected [footprint bytes, number]", &pair);
+                continue;
+            }
+            const Json& first = pair.as_array()[0];
+            const Json& second = pair.as_array()[1];
+            whole(here + "[0]", &first, 0, max_first);
+            if (!second.is_number() || !(second.as_number() >= 0 && second.as_number() <= max_second))
+                fail(here + "[1]", "expected a number in [0, " + format_number(max_second) + "]", &second);
+            if (ascending && first.is_number() && !(first.as_number() > previous))
+                fail(here + "[0]", "footprints must ascend", &first);
+            if (first.is_number()) previous = first.as_number();
+        }
+    }
     void whole(const std::string& path, const Json* n, double min, double max) {
         if (!n || !n->is_number() || !is_integer(n->as_number()) || n->as_number() < min || n->as_number() > max)
             fail(path, "expected a whole number in [" + format_number(min) + ", " + format_number(max) + "]", n);
@@ -258,6 +290,7 @@ std::vector<std::string> validate(const Json& profile) {
     check.string_field("device.uuid");
     for (const auto& q : kQuantities) check.quantity(q);
     check.carveouts();
+    check.curve();
     if (check.errors.empty()) check.relations();  // relations between values that are each valid
     return check.errors;
 }

@@ -18,6 +18,8 @@ namespace gpu_topology::profile {
 
 // Profiles larger than this are refused before they are read.
 inline constexpr std::uintmax_t kMaxProfileBytes = 16u << 20;
+// The hierarchy curve keeps at most this many points (a probe writes about 100).
+inline constexpr std::size_t kMaxCurvePoints = 4096;
 
 struct Value {
     std::optional<double> value;  // nullopt when unmeasured

@@ -163,7 +163,7 @@ TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
 // a fresh measurement lies between the bounds the measured launches give.
 TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     ASSERT_FALSE(g_topology.carveouts.empty());
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes));
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
     const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
     engine->warm_up(100);
     benchmarks::SweepRunner runner(*engine, std::nullopt);
@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
     }
     g_facts = lookup.facts;
     benchmarks::Progress progress(true);
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes));
+    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
     {
         const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
         const auto monitor = benchmarks::make_nvml_monitor(g_facts.uuid);

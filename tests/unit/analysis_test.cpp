@@ -1,4 +1,5 @@
 // The analysis on synthetic series whose answer is known.
+#include "analysis/banks.hpp"
 #include "analysis/change_point.hpp"
 #include "analysis/granularity.hpp"
 #include "analysis/hierarchy.hpp"
@@ -142,3 +143,72 @@ TEST(Granularity, SpanIndependentOfStride) {
 }
 
 }  // namespace
+
+// --- shared-memory banks ------------------------------------------------------------
+
+namespace banks = gpu_topology::analysis;
+
+// What a bank model predicts: 1 issue cycle and 30 latency cycles per access, plus a cost per extra way.
+struct BankModel {
+    std::uint32_t banks, width;
+    double issue_per_way, latency_per_way;
+    std::vector<banks::StridedAccessTiming> strided() const {
+        std::vector<banks::StridedAccessTiming> t;
+        for (std::uint32_t stride = 4; stride <= 1024; stride *= 2) {
+            const double ways = banks::conflict_ways(stride, banks, width);
+            t.push_back({stride, 30 + latency_per_way * (ways - 1), 1 + issue_per_way * (ways - 1)});
+        }
+        return t;
+    }
+    std::vector<banks::WidthProbe> probes(std::uint32_t row) const {
+        std::vector<banks::WidthProbe> p;
+        for (std::uint32_t candidate : {8u, 16u})
+            p.push_back({candidate, 1 + issue_per_way * (banks::conflict_ways(banks::width_probe_offsets(row, candidate),
+                                                                              banks, width) - 1)});
+        return p;
+    }
+};
+
+TEST(Banks, ConflictWaysOfStridedWords) {
+    EXPECT_EQ(banks::conflict_ways(4, 32, 4), 1u);
+    EXPECT_EQ(banks::conflict_ways(8, 32, 4), 2u);
+    EXPECT_EQ(banks::conflict_ways(128, 32, 4), 32u);
+    EXPECT_EQ(banks::conflict_ways(132, 32, 4), 1u);  // a pitch of 33 words
+    EXPECT_EQ(banks::conflict_ways(4, 16, 8), 1u);    // two lanes share a word
+    EXPECT_EQ(banks::conflict_ways(8, 16, 8), 2u);    // the same ways as 32 x 4 B at every stride
+}
+
+TEST(Banks, GeometryOfHopperLikeBanks) {
+    const BankModel model{32, 4, 1.0, 2.05};
+    const auto row = banks::bank_row_bytes(model.strided());
+    ASSERT_TRUE(row);
+    EXPECT_EQ(*row, 128u);
+    const auto g = banks::bank_geometry(model.strided(), model.probes(*row));
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->banks, 32u);
+    EXPECT_EQ(g->bank_bytes, 4u);
+    EXPECT_NEAR(g->issue_per_way, 1.0, 1e-9);
+    EXPECT_NEAR(g->latency_per_way, 2.05, 1e-9);
+    EXPECT_GT(g->confidence, 0.99);
+}
+
+TEST(Banks, WidthProbesTellWiderFewerBanksApart) {
+    for (const BankModel model : {BankModel{16, 8, 2.0, 4.0}, BankModel{8, 16, 1.0, 2.0}, BankModel{64, 4, 1.0, 2.0}}) {
+        const auto row = banks::bank_row_bytes(model.strided());
+        ASSERT_TRUE(row);
+        const auto g = banks::bank_geometry(model.strided(), model.probes(*row));
+        ASSERT_TRUE(g);
+        EXPECT_EQ(g->banks, model.banks);
+        EXPECT_EQ(g->bank_bytes, model.width);
+    }
+}
+
+TEST(Banks, NoGeometryWithoutGrowthOrSaturation) {
+    EXPECT_FALSE(banks::bank_geometry(BankModel{32, 4, 0.0, 0.0}.strided(), {}));
+    auto growing = BankModel{32, 4, 1.0, 2.0}.strided();
+    growing.resize(6);  // strides 4..128: still doubling at the last
+    EXPECT_FALSE(banks::bank_geometry(growing, {}));
+    auto gap = BankModel{32, 4, 1.0, 2.0}.strided();
+    gap.erase(gap.begin() + 2);  // not consecutive powers of two
+    EXPECT_FALSE(banks::bank_geometry(gap, {}));
+}

@@ -1,0 +1,58 @@
+#include "translation.hpp"
+
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpu_topology::analysis {
+
+double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate) {
+    if (reference.cycles.empty() || candidate.cycles.empty()) return 0;
+    return quantile(candidate.cycles, 0.1) - quantile(reference.cycles, 0.1);
+}
+
+CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& measure,
+                              std::uint32_t reference_elements, std::uint32_t max_elements, double threshold_cycles) {
+    if (reference_elements == 0 || max_elements <= reference_elements)
+        throw std::invalid_argument("ring search needs 0 < reference < max elements");
+    CountSearch search;
+    const SweepPoint reference = measure(reference_elements);
+    search.trace.points.push_back(reference);
+    double rise = 0;
+    const auto slow = [&](std::uint32_t n) {
+        auto point = measure(n);
+        rise = fast_loads_rise(reference, point);
+        search.trace.points.push_back(std::move(point));
+        return rise > threshold_cycles;
+    };
+    std::uint32_t lo = reference_elements, hi = 0;
+    for (std::uint32_t n = std::min(2 * lo, max_elements);; n = std::min(2 * n, max_elements)) {
+        if (slow(n)) {
+            hi = n;
+            search.rise_cycles = rise;
+            break;
+        }
+        lo = n;
+        if (n == max_elements) break;
+    }
+    if (hi == 0) {
+        search.last_fast = lo;
+        return search;
+    }
+    while (hi - lo > 1) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (slow(mid)) {
+            hi = mid;
+            search.rise_cycles = rise;
+        } else {
+            lo = mid;
+        }
+    }
+    search.found = true;
+    search.last_fast = lo;
+    search.first_slow = hi;
+    return search;
+}
+
+}  // namespace gpu_topology::analysis
