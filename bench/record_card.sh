@@ -27,6 +27,7 @@ start=$(date +%s)
 cmake --workflow --preset ci > "$OUT/ci.log" 2>&1
 echo "ci workflow rc=$? in $(( $(date +%s) - start )) s"
 grep -E "tests passed|\(Failed\)|\(Skipped\)|\*\*\*Failed|Not Run" "$OUT/ci.log" | tail -25
+echo "probe kernels built for: $(grep -o 'arch=[a-z_0-9]*,code=[a-z_0-9]*' build/ci/build.ninja | sort -u | tr '\n' ' ')"
 cmake --install build/ci --prefix /tmp/card/prefix > /dev/null || echo "install failed"
 P=build/ci/probe/gpu-topology-probe
 

@@ -247,10 +247,11 @@ std::uint32_t query_max_cluster_blocks(int device) {
     int supported = 0;
     check(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device), "cudaDeviceGetAttribute(cluster launch)");
     if (!supported) return 0;
-    // A binary without sm_90 code would run the empty kernel bodies.
+    // Code compiled for an older architecture has empty cluster kernels, also
+    // when the driver JIT-compiles its PTX for this GPU (binaryVersion 90, ptxVersion older).
     cudaFuncAttributes attributes{};
     check(cudaFuncGetAttributes(&attributes, cluster_chase_kernel), "cudaFuncGetAttributes(cluster_chase_kernel)");
-    if (attributes.binaryVersion < 90) return 0;
+    if (attributes.binaryVersion < 90 || attributes.ptxVersion < 90) return 0;
     allow_cluster_shapes(cluster_chase_kernel);
     cudaLaunchAttribute attribute[1];
     const auto config = cluster_config(32 * 16, 32, 1, attribute);
