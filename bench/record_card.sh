@@ -11,7 +11,7 @@
 #   5. when .old/head.tar is carried (git archive of an earlier commit's probe/ and templates/),
 #      two probes of that version on the same card, for before/after tables.
 # Packs its files into $OUT/card.tgz and its log into $OUT/card.log.
-#   bench/record_card.sh <card name, e.g. h200>
+#   bench/record_card.sh <card name, e.g. h200>     (RECORD_TIMES=0 skips step 2)
 set -o pipefail
 CARD=${1:?usage: bench/record_card.sh <card name, e.g. h200>}
 RESULT=${OUT:-/tmp/record-card}
@@ -27,12 +27,11 @@ start=$(date +%s)
 cmake --workflow --preset ci > "$OUT/ci.log" 2>&1
 echo "ci workflow rc=$? in $(( $(date +%s) - start )) s"
 grep -E "tests passed|\(Failed\)|\(Skipped\)|\*\*\*Failed|Not Run" "$OUT/ci.log" | tail -25
-echo "probe kernels built for: $(grep -o 'arch=[a-z_0-9]*,code=[a-z_0-9]*' build/ci/build.ninja | sort -u | tr '\n' ' ')"
 cmake --install build/ci --prefix /tmp/card/prefix > /dev/null || echo "install failed"
 P=build/ci/probe/gpu-topology-probe
 
 echo "== 2. probe and configure times"
-python3 bench/probe_time.py --probe "$P" --runs 5 --careful-runs 1 --out "$OUT/time" --installed /tmp/card/prefix \
+[ "${RECORD_TIMES:-1}" = 0 ] && echo "skipped (RECORD_TIMES=0)" || python3 bench/probe_time.py --probe "$P" --runs 5 --careful-runs 1 --out "$OUT/time" --installed /tmp/card/prefix \
   > "$OUT/probe_time.log" 2>&1
 echo "probe_time rc=$?"
 tail -60 "$OUT/probe_time.log"
