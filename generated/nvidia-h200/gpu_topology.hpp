@@ -15,9 +15,9 @@
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-45241fec-ea2c-b9b5-1a60-eb9e61329e53"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-95eabeb1-190c-283c-5872-e6d175b4247b"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:344005e9f243f76f"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:6746b4e9c2947a0d"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,13 +26,13 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1976537
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979468
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
-#define GPU_TOPOLOGY_L1_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_L1_SIZE_BYTES 246784
 #define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 189440
-#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 20480
+#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 19456
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
@@ -41,20 +41,20 @@
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25274494146962
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25170950134861
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 331
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 240
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 330
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 239
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
-#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 246784
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 280
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 248
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 281
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 249
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
@@ -77,26 +77,26 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27678317018651
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27989050420173
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 62914560
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 280
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 494
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 411
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9246263474295
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 281
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 491
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 391
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9313569277982
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 691
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4491900721491
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 672
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4417605664703
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 196
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4033925084640
-#define GPU_TOPOLOGY_TLB_ENTRIES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_REACH_BYTES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4015667762826
+#define GPU_TOPOLOGY_TLB_ENTRIES 15
+#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
+#define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
+#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES 8
 #define GPU_TOPOLOGY_PAGE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_TEXTURE_SAME_STORAGE 1
 #define GPU_TOPOLOGY_L1_READONLY_SAME_STORAGE 1
@@ -185,18 +185,6 @@ struct TEXTURE_LINE_BYTES {
 struct CONSTANT_L1_LINE_BYTES {
     static constexpr const char* reason = "capacity span did not grow like a line boundary";
 };
-struct TLB_ENTRIES {
-    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
-};
-struct TLB_COVERAGE_BYTES {
-    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
-};
-struct TLB_REACH_BYTES {
-    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
-};
-struct TLB_MISS_PENALTY_CYCLES {
-    static constexpr const char* reason = "the slowdown came after 15 elements at 64 MiB but 4 at 32 MiB: an entry maps more than 32 MiB, or the slowdown is not a TLB's";
-};
 struct PAGE_BYTES {
     static constexpr const char* reason = "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size";
 };
@@ -214,7 +202,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1976537u, source::measured, false, true}};
+    {1979468u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -241,9 +229,9 @@ struct l1_facts {
     known<std::uint64_t> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT l1_facts l1{
-    {247808ull, source::measured, false, true},
+    {246784ull, source::measured, false, true},
     {189440ull, source::measured, false, true},
-    {20480ull, source::measured, false, true},
+    {19456ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
@@ -252,7 +240,7 @@ GPU_TOPOLOGY_FACT l1_facts l1{
     {1u, source::measured, false, true},
     {},
     {},
-    {25274494146962ull, source::measured, false, true}};
+    {25170950134861ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -268,8 +256,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {331u, source::measured, false, true},
-    {240u, source::derived, false, true},
+    {330u, source::measured, false, true},
+    {239u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -282,12 +270,12 @@ struct readonly_facts {
     known<std::uint32_t> per_sm;  // read-only instances per SM, instances
 };
 GPU_TOPOLOGY_FACT readonly_facts readonly{
-    {247808ull, source::measured, false, true},
+    {246784ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {280u, source::measured, false, true},
-    {248u, source::derived, false, true},
+    {281u, source::measured, false, true},
+    {249u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -346,7 +334,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {27678317018651ull, source::measured, false, true}};
+    {27989050420173ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -365,10 +353,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {28573696ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {280u, source::measured, false, true},
-    {494u, source::measured, false, true},
-    {411u, source::derived, false, true},
-    {9246263474295ull, source::measured, false, true}};
+    {281u, source::measured, false, true},
+    {491u, source::measured, false, true},
+    {391u, source::derived, false, true},
+    {9313569277982ull, source::measured, false, true}};
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes
@@ -377,8 +365,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {150109880320ull, source::api, false, true},
-    {691u, source::measured, false, true},
-    {4491900721491ull, source::measured, false, true}};
+    {672u, source::measured, false, true},
+    {4417605664703ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -387,21 +375,21 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {196u, source::measured, false, true},
-    {4033925084640ull, source::measured, false, true}};
+    {192u, source::measured, false, true},
+    {4015667762826ull, source::measured, false, true}};
 
 struct tlb_facts {
-    unknown<std::uint32_t, not_measured::TLB_ENTRIES> entries;  // first TLB level entries, entries
-    unknown<std::uint64_t, not_measured::TLB_COVERAGE_BYTES> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
-    unknown<std::uint64_t, not_measured::TLB_REACH_BYTES> reach_bytes;  // first TLB level reach (entries x coverage), bytes
-    unknown<std::uint32_t, not_measured::TLB_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
+    known<std::uint32_t> entries;  // first TLB level entries, entries
+    known<std::uint64_t> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
+    known<std::uint64_t> reach_bytes;  // first TLB level reach (entries x coverage), bytes
+    known<std::uint32_t> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
     unknown<std::uint64_t, not_measured::PAGE_BYTES> page_bytes;  // page size the driver maps, bytes
 };
 GPU_TOPOLOGY_FACT tlb_facts tlb{
-    {},
-    {},
-    {},
-    {},
+    {15u, source::measured, false, true},
+    {16777216ull, source::measured, false, true},
+    {251658240ull, source::derived, false, true},
+    {8u, source::measured, false, true},
     {}};
 
 struct sharing_facts {
@@ -432,39 +420,39 @@ struct l1_at_launch {
 };
 inline constexpr std::size_t l1_launch_count = 33;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 7u, 247808ull},
-    {0, 256u, 7u, 247808ull},
-    {0, 1024u, 2u, 247808ull},
+    {0, 32u, 7u, 246784ull},
+    {0, 256u, 7u, 246784ull},
+    {0, 1024u, 2u, 246784ull},
     {-1, 32u, 32u, 189440ull},
-    {-1, 256u, 8u, 222208ull},
-    {-1, 1024u, 2u, 247808ull},
-    {1, 32u, 7u, 222208ull},
+    {-1, 256u, 8u, 223232ull},
+    {-1, 1024u, 2u, 246784ull},
+    {1, 32u, 7u, 223232ull},
     {1, 256u, 7u, 222208ull},
-    {1, 1024u, 2u, 222208ull},
+    {1, 1024u, 2u, 223232ull},
     {3, 32u, 7u, 189440ull},
     {3, 256u, 7u, 189440ull},
     {3, 1024u, 2u, 189440ull},
     {4, 32u, 14u, 152576ull},
     {4, 256u, 8u, 152576ull},
     {4, 1024u, 2u, 152576ull},
-    {5, 32u, 14u, 119808ull},
-    {5, 256u, 8u, 119808ull},
-    {5, 1024u, 2u, 119808ull},
-    {7, 32u, 14u, 88064ull},
-    {7, 256u, 8u, 88064ull},
-    {7, 1024u, 2u, 88064ull},
-    {10, 32u, 28u, 20480ull},
-    {10, 256u, 8u, 20480ull},
-    {10, 1024u, 2u, 20480ull},
-    {25, 32u, 32u, 20480ull},
-    {25, 256u, 8u, 20480ull},
-    {25, 1024u, 2u, 20480ull},
-    {50, 32u, 32u, 20480ull},
-    {50, 256u, 8u, 20480ull},
-    {50, 1024u, 2u, 20480ull},
-    {100, 32u, 32u, 20480ull},
-    {100, 256u, 8u, 20480ull},
-    {100, 1024u, 2u, 20480ull}};
+    {5, 32u, 14u, 120832ull},
+    {5, 256u, 8u, 120832ull},
+    {5, 1024u, 2u, 120832ull},
+    {7, 32u, 14u, 89088ull},
+    {7, 256u, 8u, 89088ull},
+    {7, 1024u, 2u, 89088ull},
+    {10, 32u, 28u, 19456ull},
+    {10, 256u, 8u, 19456ull},
+    {10, 1024u, 2u, 19456ull},
+    {25, 32u, 32u, 19456ull},
+    {25, 256u, 8u, 19456ull},
+    {25, 1024u, 2u, 19456ull},
+    {50, 32u, 32u, 19456ull},
+    {50, 256u, 8u, 19456ull},
+    {50, 1024u, 2u, 19456ull},
+    {100, 32u, 32u, 19456ull},
+    {100, 256u, 8u, 19456ull},
+    {100, 1024u, 2u, 19456ull}};
 // The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)
 // with blocks of `threads_per_block` threads: the largest size measured for a launch
 // at least as demanding (a carveout at least as large, blocks no larger, so no more L1).
