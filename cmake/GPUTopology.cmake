@@ -142,6 +142,20 @@ function(_gpu_topology_resolve_profile spec out_var)
   message(FATAL_ERROR "GPUTopology: profile '${spec}' is neither a file (${path}) nor a stored profile (${known})")
 endfunction()
 
+# The package's stored profile of the GPU model `device_name`, or "".
+function(_gpu_topology_stored_profile_of device_name out_var)
+  set(${out_var} "" PARENT_SCOPE)
+  file(GLOB stored "${GPU_TOPOLOGY_PACKAGE_DIR}/generated/profiles/*.json")
+  foreach(candidate IN LISTS stored)
+    file(READ "${candidate}" text LIMIT 1048576)
+    string(JSON stored_name ERROR_VARIABLE not_json GET "${text}" device name)
+    if(NOT not_json AND stored_name STREQUAL device_name)
+      set(${out_var} "${candidate}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
 # Measures device `device` (or reuses this build tree's measurement of it) into
 # <profile_var>; sets <busy_var> when the GPU was busy.
 function(_gpu_topology_measure device probe_args profile_var busy_var)
@@ -189,6 +203,12 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
 
   message(STATUS "GPUTopology: probing ${name} (device ${device}, ${uuid})")
   set(measured "${state}/measuring-${key}.json")
+  # A stored profile of this model tells the probe how long its reference work
+  # takes on a quiet GPU, so work already running when it starts is seen too.
+  _gpu_topology_stored_profile_of("${name}" quiet_reference)
+  if(quiet_reference)
+    list(APPEND probe_args --quiet-reference "${quiet_reference}")
+  endif()
   # No OUTPUT_VARIABLE: the probe's progress (stderr) shows while it works. It
   # writes its profile atomically, so an interrupted run leaves none.
   execute_process(COMMAND "${probe}" probe --device "${device}" --output "${measured}" ${probe_args}

@@ -46,7 +46,9 @@ commands:
             --budget: start no stage after SECONDS (the profile lists the skipped ones);
             --careful: chase every warm pass and time whole passes (slower, for comparison)
             --no-nvml: watch for other work with the reference measurement alone
-  replay    LOG [--output FILE|-] [--level quick|full] [--careful]
+            --quiet-reference PROFILE: an earlier profile of this model, measured on a
+            quiet GPU; work already running when the probe starts is then seen too
+  replay    LOG [--output FILE|-] [--level quick|full] [--careful] [--quiet-reference PROFILE]
             run the probe's stages against a recorded engine LOG, on any machine
   identity  [--device N]      print the device identity as one JSON line
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
@@ -91,9 +93,11 @@ struct CommandSpec {
 };
 const std::map<std::string, CommandSpec> kCommands{
     {"probe", {{{"--device", true}, {"--output", true}, {"--raw", true}, {"--record", true}, {"--quiet", false},
-                {"--level", true}, {"--budget", true}, {"--careful", false}, {"--no-nvml", false}}, 0}},
+                {"--level", true}, {"--budget", true}, {"--careful", false}, {"--no-nvml", false},
+                {"--quiet-reference", true}}, 0}},
     {"compare", {{}, 0}},
-    {"replay", {{{"--output", true}, {"--level", true}, {"--careful", false}, {"--quiet", false}}, 1}},
+    {"replay", {{{"--output", true}, {"--level", true}, {"--careful", false}, {"--quiet", false},
+                 {"--quiet-reference", true}}, 1}},
     {"identity", {{{"--device", true}}, 0}},
     {"render", {{{"--header", true}, {"--cmake", true}, {"--source", true}, {"--table", false}}, 1}},
     {"show", {{{"--summary", false}}, 1}},
@@ -165,6 +169,30 @@ benchmarks::ProbeOptions probe_options(const Args& args) {
     }
     if (args.has("--careful")) options.pace = benchmarks::Pace::careful;
     return options;
+}
+
+// The reference work's quiet duration from --quiet-reference PROFILE, when
+// that profile describes this model (name and SM count) and recorded it.
+std::optional<double> quiet_reference(const Args& args, const std::string& device_name, int sm_count,
+                                      benchmarks::Progress& progress) {
+    const auto file = args.get("--quiet-reference");
+    if (!file) return std::nullopt;
+    const auto reference = profile::load_profile(*file);
+    const auto* name = reference.at_path("device.name");
+    const auto sms = profile::read_quantity(reference, model::kQuantities[model::kSmCount]).value;
+    if (!name || name->as_string() != device_name || sms != double(sm_count)) {
+        progress.note("--quiet-reference " + *file + " describes another model (" +
+                      (name ? name->as_string() : std::string("?")) + "); not used");
+        return std::nullopt;
+    }
+    const auto* seconds = reference.at_path("conditions.reference_work_seconds");
+    if (!seconds) {
+        progress.note("--quiet-reference " + *file + " records no reference work; not used");
+        return std::nullopt;
+    }
+    if (const auto* quiet = reference.at_path("conditions.quiet"); !quiet || !quiet->is_bool() || !quiet->as_bool())
+        throw UsageError("--quiet-reference " + *file + " was measured while the GPU was busy");
+    return seconds->as_number();
 }
 
 void write_output(const std::optional<std::string>& target, const std::string& text) {
@@ -300,7 +328,9 @@ int cmd_replay(const Args& args) {
     benchmarks::ReplayEngine engine(args.positional[0]);
     benchmarks::Progress progress(!args.has("--quiet"));
     benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
-    const auto topology = benchmarks::measure_topology(engine, engine.facts(), probe_options(args), progress, monitor);
+    auto options = probe_options(args);
+    options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
+    const auto topology = benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
     if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a prefix
         progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
                       std::to_string(engine.calls_recorded()) + " recorded calls");
@@ -346,12 +376,13 @@ model::Topology measure(const benchmarks::DeviceFacts& facts, const benchmarks::
 }
 
 int cmd_probe(const Args& args) {
-    const auto options = probe_options(args);
+    auto options = probe_options(args);
     const int index = device_index(args);
     const auto facts = lookup(index);
     if (!facts) return kNoGpu;
     benchmarks::Progress progress(!args.has("--quiet"));
     progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
+    options.quiet_reference_seconds = quiet_reference(args, facts->name, facts->sm_count, progress);
     return finish_probe(measure(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")), args, progress);
 }
 

@@ -17,7 +17,7 @@
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-17448836-96f5-21d5-8fdc-bb5bb19785ef"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:e83845da5fff388a"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:aa5df8873636cbe8"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is

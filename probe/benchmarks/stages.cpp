@@ -170,7 +170,7 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
     if (options.raw_dir) std::filesystem::create_directories(*options.raw_dir);
     ProbeContext ctx{engine, runner, facts, options, progress, topology, BufferLayout(facts.l2_bytes, facts.global_bytes), {}, {}};
     topology.device = {facts.index, facts.name, facts.uuid};
-    Watch watch{monitor, ReferenceMonitor(engine)};
+    Watch watch{monitor, ReferenceMonitor(engine, 0.25, options.quiet_reference_seconds)};
     topology.conditions.monitor = monitor.description() + "; " + watch.reference.description();
     record_api_facts(topology, facts);
 
@@ -195,6 +195,7 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
         progress.note(std::string(c.passed() ? "check ok:     " : "check FAILED: ") + c.name + " (expected " +
                       profile::format_number(std::round(c.expected)) + ", measured " +
                       profile::format_number(std::round(c.measured)) + ")");
+    topology.conditions.reference_work_seconds = watch.reference.fastest_seen();
     topology.apply_cross_checks();
     topology.enforce_relations();
     for (QuantityId q = 0; q < kQuantities.size(); ++q)

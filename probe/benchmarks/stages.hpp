@@ -36,6 +36,10 @@ struct ProbeOptions {
     std::optional<double> budget_seconds;
     Pace pace = Pace::fast;
     unsigned max_attempts = 2;  // a stage the monitor saw disturbed is measured again, at most this often
+    // Seconds the reference work took on a quiet GPU of this model (an earlier
+    // profile's conditions.reference_work_seconds): lets the reference monitor
+    // see work that was already running when the probe started.
+    std::optional<double> quiet_reference_seconds;
 };
 
 inline constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;

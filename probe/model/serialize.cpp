@@ -111,6 +111,7 @@ Json conditions_json(const Conditions& c) {
     for (const auto& e : c.events) events.push_back(e);
     j["events"] = std::move(events);
     j["retries"] = c.retries;
+    if (c.reference_work_seconds > 0) j["reference_work_seconds"] = c.reference_work_seconds;
     return j;
 }
 

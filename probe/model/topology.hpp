@@ -123,6 +123,7 @@ struct Conditions {
     std::string monitor;           // what watched: "nvml", "reference measurement", ...
     std::vector<std::string> events;  // what was seen, in order
     std::uint32_t retries = 0;     // stages measured again because of a disturbance
+    double reference_work_seconds = 0;  // the fastest reference work of the run (0: none timed)
 };
 
 class Topology {

@@ -233,6 +233,11 @@ public:
             }
         }
     }
+    void reference_work() {
+        const Json* seconds = root_.at_path("conditions.reference_work_seconds");
+        if (seconds && (!seconds->is_number() || !(seconds->as_number() > 0 && seconds->as_number() <= 60)))
+            fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
+    }
     // The hierarchy curve: [footprint, p50 cycles] pairs in ascending footprint,
     // and [last before, first after] footprint pairs of its change points.
     void curve() {
@@ -291,6 +296,7 @@ std::vector<std::string> validate(const Json& profile) {
     for (const auto& q : kQuantities) check.quantity(q);
     check.carveouts();
     check.curve();
+    check.reference_work();
     if (check.errors.empty()) check.relations();  // relations between values that are each valid
     return check.errors;
 }

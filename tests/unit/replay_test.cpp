@@ -104,6 +104,40 @@ TEST_P(Recorded, DisturbedStagesAreNotVouchedFor) {
     EXPECT_NE(late.doubt.find("the GPU was busy with other work during stage 'sharing'"), std::string::npos);
 }
 
+// Work that runs from before the probe starts slows every reference alike: the
+// reference monitor sees it only against a quiet run of the same model. The
+// recorded run with every reference three times slower stands in for it.
+TEST_P(Recorded, WorkRunningFromTheStartIsSeenAgainstAQuietReference) {
+    const auto slowed = fs::temp_directory_path() / ("gpu-topology-slowed-" + GetParam() + ".enginelog");
+    {
+        std::ifstream in(log_of(GetParam()));
+        std::ofstream out(slowed);
+        std::string line;
+        bool reference = false;
+        while (std::getline(in, line)) {
+            if (reference && line.rfind("< seconds ", 0) == 0)
+                line = "< seconds " + std::to_string(3 * std::stod(line.substr(10)));
+            reference = line == "> reference_work";
+            out << line << '\n';
+        }
+    }
+    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    const double quiet_seconds = recorded.at_path("conditions.reference_work_seconds")->as_number();
+    benchmarks::ProbeOptions once;
+    once.max_attempts = 1;
+    EXPECT_TRUE(replay(slowed, once).conditions.quiet) << "without a quiet reference the slowdown is invisible";
+    once.quiet_reference_seconds = quiet_seconds;
+    const auto t = replay(slowed, once);
+    EXPECT_FALSE(t.conditions.quiet);
+    ASSERT_FALSE(t.conditions.events.empty());
+    EXPECT_NE(t.conditions.events.front().find("on a quiet GPU of this model"), std::string::npos)
+        << t.conditions.events.front();
+    EXPECT_NE(profile::read_quantity(model::to_json(t), "L1_SIZE_BYTES").doubt, "");
+    // The unslowed run stays quiet against the same reference.
+    EXPECT_TRUE(replay(log_of(GetParam()), once).conditions.quiet);
+    fs::remove(slowed);
+}
+
 INSTANTIATE_TEST_SUITE_P(Gpus, Recorded, ::testing::ValuesIn(kRecordings));
 
 TEST(Replay, ADivergingProbeIsNamed) {
