@@ -17,7 +17,7 @@
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-95eabeb1-190c-283c-5872-e6d175b4247b"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d836dad95be5a8d3"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:c231660480f52e30"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
