@@ -4,10 +4,11 @@
 // slice, near or far from the SM that chases (about 263 or 300 cycles on the
 // H200, and which SM runs the chase changes from launch to launch), so medians
 // and whole distributions of rings of different lengths differ with or without
-// translation misses. The fastest loads do not: a translation miss on every
-// load raises the 10th percentile by its penalty (about 11 cycles on the H200).
-// A ring whose neighbours share an entry misses on only some loads and leaves
-// the 10th percentile where it was.
+// translation misses. The fastest loads differ less: a translation miss on
+// every load raises the 10th percentile by its penalty (about 11 cycles on the
+// H200), while a ring whose neighbours share an entry misses on only some loads
+// and leaves it where it was. Short rings still move it by a few cycles with
+// their slice mix (up to 9 on the H100): a rise must clear a threshold.
 #include "sweep.hpp"
 
 #include <cstdint>
@@ -20,8 +21,8 @@ double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate)
 
 struct CountSearch {
     bool found = false;
-    std::uint32_t last_fast = 0;   // the longest ring whose first elements did not slow
-    std::uint32_t first_slow = 0;  // the shortest ring whose first elements did
+    std::uint32_t last_fast = 0;   // the longest ring whose fast loads did not slow
+    std::uint32_t first_slow = 0;  // the shortest ring whose fast loads did
     double rise_cycles = 0;        // fast_loads_rise at first_slow
     Sweep trace;                   // every ring measured, in the order measured
 };

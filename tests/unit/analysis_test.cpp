@@ -1,5 +1,6 @@
 // The analysis on synthetic series whose answer is known.
 #include "analysis/banks.hpp"
+#include "analysis/translation.hpp"
 #include "analysis/change_point.hpp"
 #include "analysis/granularity.hpp"
 #include "analysis/hierarchy.hpp"
@@ -211,4 +212,35 @@ TEST(Banks, NoGeometryWithoutGrowthOrSaturation) {
     auto gap = BankModel{32, 4, 1.0, 2.0}.strided();
     gap.erase(gap.begin() + 2);  // not consecutive powers of two
     EXPECT_FALSE(banks::bank_geometry(gap, {}));
+}
+
+// --- translation: the longest ring whose fast loads do not slow --------------------
+
+// A ring of n elements: loads at 263 or 300 cycles (near and far slices), each
+// `penalty` slower once n exceeds `entries` (every load misses).
+gpu_topology::analysis::SweepPoint tlb_ring(std::uint32_t n, std::uint32_t entries, double penalty) {
+    gpu_topology::analysis::SweepPoint p{n, {}};
+    for (std::uint32_t i = 0; i < 1024; ++i)
+        p.cycles.push_back((i % n % 2 ? 300.0 : 263.0) + (n > entries ? penalty : 0.0));
+    return p;
+}
+
+TEST(Translation, LongestFastRingIsTheEntries) {
+    for (std::uint32_t entries : {15u, 16u, 33u}) {
+        const auto search = gpu_topology::analysis::longest_fast_ring(
+            [&](std::uint32_t n) { return tlb_ring(n, entries, 11); }, 4, 96, 5);
+        EXPECT_TRUE(search.found);
+        EXPECT_EQ(search.last_fast, entries);
+        EXPECT_EQ(search.first_slow, entries + 1);
+        EXPECT_DOUBLE_EQ(search.rise_cycles, 11);
+    }
+}
+
+TEST(Translation, APenaltyUnderTheThresholdIsNotFound) {
+    const auto search = gpu_topology::analysis::longest_fast_ring(
+        [](std::uint32_t n) { return tlb_ring(n, 16, 3); }, 4, 24, 5);
+    EXPECT_FALSE(search.found);
+    EXPECT_EQ(search.last_fast, 24u);
+    EXPECT_THROW(gpu_topology::analysis::longest_fast_ring([](std::uint32_t n) { return tlb_ring(n, 16, 3); }, 4, 4, 5),
+                 std::invalid_argument);
 }
