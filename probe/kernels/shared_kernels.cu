@@ -103,14 +103,15 @@ SharedAccessTiming time_bank_pattern(const LaneOffsets& offsets, unsigned long l
 
 constexpr unsigned kRingStride = 64;
 constexpr unsigned kRingBytes = 4096;
-constexpr unsigned kRingElements = kRingBytes / kRingStride;
+// [[maybe_unused]]: the cluster kernels compile to nothing below sm_90.
+[[maybe_unused]] constexpr unsigned kRingElements = kRingBytes / kRingStride;
 // More than half of an SM's shared memory per block, so the blocks of a
 // cluster sit on different SMs and every remote load crosses the SM-to-SM network.
 constexpr std::size_t kClusterDynamicBytes = 120 * 1024;
 constexpr unsigned kReadThreads = 1024;
 constexpr unsigned kReadVectors = 4096;  // 64 KiB of each block's shared memory read per pass
 
-__device__ __forceinline__ unsigned map_to_rank(unsigned shared_address, unsigned rank) {
+[[maybe_unused]] __device__ __forceinline__ unsigned map_to_rank(unsigned shared_address, unsigned rank) {
     unsigned mapped;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(mapped) : "r"(shared_address), "r"(rank));
     return mapped;
