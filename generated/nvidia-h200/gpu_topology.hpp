@@ -17,7 +17,7 @@
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-95eabeb1-190c-283c-5872-e6d175b4247b"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:c231660480f52e30"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:af2a60d8fab79b8f"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,7 +26,7 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979468
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979356
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
@@ -202,7 +202,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979468u, source::measured, false, true}};
+    {1979356u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -527,34 +527,41 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t bytes_of(std::uint64_t count) {
 }
 // Bank conflict ways when the 32 lanes of a warp read one column of a
 // shared-memory tile whose rows are `pitch` elements of T apart (lane r reads
-// row r): the most distinct bank words any one bank must deliver.
+// row r): the most distinct bank words any one bank must deliver (lanes
+// reading the same word share it).
 template <typename T, typename Shared>
 GPU_TOPOLOGY_HD constexpr std::uint32_t column_conflict_ways(std::uint32_t pitch, const Shared& s) {
-    const std::uint32_t banks = s.banks, width = s.bank_bytes;
-    std::uint32_t words_in_bank[1024] = {};
-    std::uint32_t most = 0;
+    const std::uint64_t banks = s.banks, width = s.bank_bytes;
+    std::uint64_t words[32 * 16] = {};  // every word the column touches (an element spans at most 16 words here)
+    std::uint32_t count = 0, most = 0;
     for (std::uint64_t lane = 0; lane < 32; ++lane) {
         const std::uint64_t first = lane * pitch * sizeof(T) / width;
         const std::uint64_t last = (lane * pitch * sizeof(T) + sizeof(T) - 1) / width;
-        for (std::uint64_t word = first; word <= last; ++word) {
-            const std::uint32_t n = ++words_in_bank[word % banks % 1024];
-            most = n > most ? n : most;
+        for (std::uint64_t word = first; word <= last && count < 32 * 16; ++word) {
+            bool seen = false;
+            for (std::uint32_t i = 0; i < count; ++i) seen = seen || words[i] == word;
+            if (seen) continue;
+            words[count++] = word;
+            std::uint32_t in_bank = 0;
+            for (std::uint32_t i = 0; i < count; ++i) in_bank += words[i] % banks == word % banks;
+            most = in_bank > most ? in_bank : most;
         }
     }
     return most;
 }
 // The row pitch (elements of T, at least `columns`) of a shared-memory tile
-// whose columns a warp reads with the fewest conflict ways the banks allow:
-// e.g. 33 floats for a 32-float row on 32 banks of 4 bytes. Pass
-// gpu_topology::shared; an unmeasured bank geometry does not compile.
+// whose columns a warp reads with the fewest conflict ways: e.g. 33 floats for
+// a 32-float row on 32 banks of 4 bytes. Pass gpu_topology::shared; an
+// unmeasured bank geometry does not compile.
 template <typename T, typename Shared>
 GPU_TOPOLOGY_HD constexpr std::uint32_t conflict_free_pitch(std::uint32_t columns, const Shared& s) {
-    const std::uint32_t banks = s.banks, width = s.bank_bytes;
-    const std::uint64_t words = 32 * ((sizeof(T) + width - 1) / width);  // words one column read touches
-    const std::uint32_t fewest = static_cast<std::uint32_t>((words + banks - 1) / banks);
-    for (std::uint32_t pitch = columns; pitch < columns + banks * width; ++pitch)
-        if (column_conflict_ways<T>(pitch, s) <= fewest) return pitch;
-    return columns;
+    const std::uint32_t banks = s.banks;
+    std::uint32_t best = columns, fewest = column_conflict_ways<T>(columns, s);
+    for (std::uint32_t pitch = columns + 1; pitch <= columns + banks && fewest > 1; ++pitch) {
+        const std::uint32_t ways = column_conflict_ways<T>(pitch, s);
+        if (ways < fewest) best = pitch, fewest = ways;
+    }
+    return best;
 }
 
 // Blocks of `threads_per_block` threads resident on the whole GPU at once (a

@@ -110,8 +110,9 @@ void run_dsmem(ProbeContext& ctx) {
     if (largest < 2) {
         const auto why = model::unmeasured(
             largest == 1 ? "the device launches no cluster of two one-block-per-SM blocks"
-                         : "no thread block clusters: the device is older than compute capability 9.0, or this probe "
-                           "was built without sm_90 code");
+                         : "no thread block clusters of blocks that each have an SM to themselves: the device is "
+                           "older than compute capability 9.0, this probe was built without sm_90 code, or a block "
+                           "cannot opt in to 120 KiB of shared memory");
         for (const char* q : {"CLUSTER_MAX_BLOCKS", "DSMEM_LATENCY_CYCLES", "DSMEM_BANDWIDTH_BYTES_PER_S"})
             ctx.set(model::find(q), why);
         ctx.progress.done("no clusters");
@@ -146,10 +147,14 @@ void run_dsmem(ProbeContext& ctx) {
     std::uint32_t best_size = 0;
     for (std::uint32_t size = 2; size <= largest; size *= 2) {
         std::vector<double> rates;
-        ctx.engine.time_cluster_read(size, true, 16);  // untimed: brings the clock and the rings up
-        for (int run = 0; run < 3; ++run) {
-            const auto read = ctx.engine.time_cluster_read(size, true, 256);
-            rates.push_back(double(read.bytes) / read.seconds);
+        try {
+            ctx.engine.time_cluster_read(size, true, 16);  // untimed: brings the clock and the rings up
+            for (int run = 0; run < 3; ++run) {
+                const auto read = ctx.engine.time_cluster_read(size, true, 256);
+                rates.push_back(double(read.bytes) / read.seconds);
+            }
+        } catch (const std::runtime_error&) {
+            break;  // the 1024-thread read kernel fits smaller clusters than the chase kernel
         }
         const double median = analysis::median(rates);
         per_size.emplace_back("cluster_" + std::to_string(size) + "_bytes_per_s", std::round(median));

@@ -75,8 +75,10 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
 }
 
 analysis::SweepPoint SweepRunner::point_from(const kernels::ChaseResult& result, std::uint64_t footprint_bytes) {
-    clock_cycles_ += result.timed_cycles;
-    clock_ns_ += result.timed_ns;
+    if (result.timed_ns > 0) {  // a chase timed in cycles alone says nothing of the clock
+        clock_cycles_ += result.timed_cycles;
+        clock_ns_ += result.timed_ns;
+    }
     ++points_;
     analysis::SweepPoint point;
     point.footprint_bytes = footprint_bytes;

@@ -228,10 +228,12 @@ void allow_cluster_shapes(Kernel kernel) {
 }  // namespace
 
 SharedAccessTiming launch_shared_access(const SharedAccess& access, unsigned long long* scratch) {
+    if (access.width_bytes != 4 && access.width_bytes != 8 && access.width_bytes != 16)
+        throw std::invalid_argument("shared access: width " + std::to_string(access.width_bytes) + " is not 4, 8 or 16");
     LaneOffsets offsets{};
     for (unsigned lane = 0; lane < 32; ++lane) {
         const unsigned byte = access.lane_bytes[lane];
-        if (byte % access.width_bytes != 0 || byte + access.width_bytes > kSharedAccessBytes)
+        if (byte % access.width_bytes != 0 || byte > kSharedAccessBytes - access.width_bytes)
             throw std::invalid_argument("shared access: lane " + std::to_string(lane) + " offset " +
                                         std::to_string(byte) + " is not a whole access inside the array");
         offsets.bytes[lane] = byte;
@@ -245,9 +247,12 @@ SharedAccessTiming launch_shared_access(const SharedAccess& access, unsigned lon
 }
 
 std::uint32_t query_max_cluster_blocks(int device) {
-    int supported = 0;
+    int supported = 0, optin = 0;
     check(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device), "cudaDeviceGetAttribute(cluster launch)");
-    if (!supported) return 0;
+    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute(shared memory per block, opt-in)");
+    // The kernels need a block of kClusterDynamicBytes to have an SM to itself.
+    if (!supported || std::size_t(optin) < kClusterDynamicBytes) return 0;
     // Code compiled for an older architecture has empty cluster kernels, also
     // when the driver JIT-compiles its PTX for this GPU (binaryVersion 90, ptxVersion older).
     cudaFuncAttributes attributes{};

@@ -8,6 +8,14 @@
 
 namespace gt = gpu_topology;
 
+// A bank geometry of one's own: the padding helpers take any object with banks and bank_bytes.
+struct banks32x4 {
+    unsigned banks = 32, bank_bytes = 4;
+};
+struct banks16x8 {
+    unsigned banks = 16, bank_bytes = 8;
+};
+
 template <typename Fact>
 constexpr unsigned long long or_zero(const Fact& fact) {
     return static_cast<unsigned long long>(fact.value_or(0));
@@ -18,6 +26,14 @@ int main() {
     constexpr auto cube = gt::cubic_tile_edge<double>(or_zero(gt::l2.near_size_bytes));
     static_assert(gt::integer_root(1000000, 2) == 1000 && gt::integer_root(27, 3) == 3, "roots");
     static_assert(gt::bytes_of<double>(3) == 24 && gt::elements_in<float>(4096) == 1024, "sizes");
+    static_assert(gt::column_conflict_ways<float>(32, banks32x4{}) == 32 &&
+                      gt::column_conflict_ways<float>(33, banks32x4{}) == 1 &&
+                      gt::column_conflict_ways<char>(1, banks32x4{}) == 1, "a column of 32 floats: 32 ways, padded 1");
+    static_assert(gt::conflict_free_pitch<float>(32, banks32x4{}) == 33 &&
+                      gt::conflict_free_pitch<double>(32, banks32x4{}) == 33 &&
+                      gt::conflict_free_pitch<float>(33, banks32x4{}) == 33, "padding on 32 x 4 B banks");
+    static_assert(gt::column_conflict_ways<double>(16, banks16x8{}) == 32 &&
+                      gt::conflict_free_pitch<double>(16, banks16x8{}) == 17, "padding on 16 x 8 B banks");
     const auto wave = gt::resident_blocks_per_wave(256);
     const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024) : 0;
     std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d\n", gt::identity.device_name, gt::identity.profile_source,
