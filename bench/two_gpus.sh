@@ -13,7 +13,10 @@ mkdir -p "$OUT" /tmp/node
 exec > >(tee "$OUT/node.log") 2>&1
 nvidia-smi topo -m
 nvidia-smi --query-gpu=index,name,uuid --format=csv
-last=$(( $(nvidia-smi -L | wc -l) - 1 ))
+count=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && count=$(tr ',' '\n' <<< "$CUDA_VISIBLE_DEVICES" | wc -l)
+[ "$count" -ge 2 ] || { echo "this script needs two or more GPUs; $count visible"; exit 77; }
+last=$(( count - 1 ))
 echo "== 2. probe, last device $last"
 cmake -S . -B /tmp/node/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPU_TOPOLOGY_BUILD_TESTS=OFF \
   -DGPU_TOPOLOGY_GENERATE=OFF > /tmp/node/configure.log 2>&1 && cmake --build /tmp/node/build > /dev/null 2>&1 \

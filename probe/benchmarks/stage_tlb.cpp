@@ -98,9 +98,15 @@ void run_tlb(ProbeContext& ctx) {
         if (answer.found && answer.last_fast == entries) slowed = stride;
         if (!answer.found) shared = stride;
     }
-    if (shared == 0) {
-        const auto why = model::unmeasured("rings 8 MiB apart still slowed after " + std::to_string(entries) +
-                                           " elements: an entry maps at most 8 MiB, below what these strides resolve");
+    if (shared == 0 || slowed != 2 * shared) {
+        std::string counts;
+        for (const auto& [stride, answer] : at)
+            counts += (counts.empty() ? "" : ", ") + bytes_text(stride) + ": " +
+                      (answer.found ? "slower after " + std::to_string(answer.last_fast) : std::string("never slower"));
+        const auto why = model::unmeasured(
+            shared == 0 ? "every stride down to 8 MiB slowed after the entries (" + counts +
+                              "): an entry maps at most 8 MiB, below what these strides resolve"
+                        : "the strides do not bracket one power of two (" + counts + ")");
         ctx.set(id("TLB_COVERAGE_BYTES"), why);
         ctx.set(id("TLB_REACH_BYTES"), why);
         ctx.progress.done(std::to_string(entries) + " entries, +" + profile::format_number(std::round(widest.rise_cycles)) +
