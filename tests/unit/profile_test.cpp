@@ -1,9 +1,12 @@
 // Profiles are input: reading, validating and writing them, and the errors a
 // user sees for bad input (each naming the file, the field and the value).
+#include "profile/sweep_csv.hpp"
 #include "profile/atomic_file.hpp"
 #include "profile/profile.hpp"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include <filesystem>
 #include <fstream>
@@ -165,3 +168,27 @@ TEST(AtomicFile, WritesOnlyRegularFiles) {
 }
 
 }  // namespace
+
+// --- sweeps on disk (--raw DIR, tests/data) ---------------------------------------------
+
+TEST(SweepCsv, WrittenSweepsReadBack) {
+    gpu_topology::analysis::Sweep sweep;
+    sweep.name = "l1_size_carveout0";
+    sweep.meta = {{"path", "l1"}, {"stride_bytes", "128"}};
+    sweep.points = {{16384, {33, 33, 34.5}}, {32768, {33, 280}}};
+    std::stringstream text;
+    gpu_topology::profile::write_sweep_csv(text, sweep);
+    const auto back = gpu_topology::profile::read_sweep_csv(text, "memory");
+    EXPECT_EQ(back.name, sweep.name);
+    EXPECT_EQ(back.meta.at("stride_bytes"), "128");
+    ASSERT_EQ(back.points.size(), 2u);
+    EXPECT_EQ(back.points[1].footprint_bytes, 32768u);
+    EXPECT_EQ(back.points[0].cycles, sweep.points[0].cycles);
+}
+
+TEST(SweepCsv, BadRowsAreNamed) {
+    for (const char* body : {"16384,33 x 34\n", "abc,33\n", "32768,33\n16384,33\n"}) {
+        std::stringstream text(std::string("# gpu-topology-sweep 1\n# name=s\nfootprint_bytes,cycles\n") + body);
+        EXPECT_THROW(gpu_topology::profile::read_sweep_csv(text, "bad.csv"), std::runtime_error) << body;
+    }
+}

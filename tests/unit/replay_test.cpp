@@ -138,6 +138,30 @@ TEST_P(Recorded, WorkRunningFromTheStartIsSeenAgainstAQuietReference) {
     fs::remove(slowed);
 }
 
+// Recording a replay writes the log it replays, call for call: what the
+// recording engine writes is what the replaying engine reads.
+TEST_P(Recorded, RecordingAReplayWritesTheSameLog) {
+    const auto again = fs::temp_directory_path() / ("gpu-topology-again-" + GetParam() + ".enginelog");
+    {
+        benchmarks::ReplayEngine replaying(log_of(GetParam()));
+        benchmarks::RecordingEngine recording(replaying, replaying.facts(), again);
+        benchmarks::Progress quiet(false);
+        benchmarks::BlindMonitor blind("replay");
+        benchmarks::measure_topology(recording, replaying.facts(), {}, quiet, blind);
+        EXPECT_EQ(replaying.calls_replayed(), replaying.calls_recorded());
+    }
+    const auto lines = [](const fs::path& file) {
+        std::ifstream in(file);
+        std::vector<std::string> all;
+        for (std::string line; std::getline(in, line);) all.push_back(line);
+        return all;
+    };
+    const auto original = lines(log_of(GetParam())), written = lines(again);
+    ASSERT_EQ(written.size(), original.size());
+    for (std::size_t i = 0; i < original.size(); ++i) ASSERT_EQ(written[i], original[i]) << "line " << i + 1;
+    fs::remove(again);
+}
+
 INSTANTIATE_TEST_SUITE_P(Gpus, Recorded, ::testing::ValuesIn(kRecordings));
 
 TEST(Replay, ADivergingProbeIsNamed) {
