@@ -1,16 +1,15 @@
 // Profiles are input: reading, validating and writing them, and the errors a
 // user sees for bad input (each naming the file, the field and the value).
-#include "profile/sweep_csv.hpp"
 #include "profile/atomic_file.hpp"
 #include "profile/profile.hpp"
+#include "profile/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
-
-#include <sstream>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 namespace {
 using namespace gpu_topology::profile;
