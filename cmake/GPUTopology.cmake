@@ -347,6 +347,8 @@ function(gpu_topology_generate)
     string(REPLACE "\n" "\n   " table "${table}")
     message(STATUS "GPUTopology: ${table}")
   else()
+    string(REPLACE "\n" "\n   " summary "${GPU_TOPOLOGY_SUMMARY}")
+    message(STATUS "GPUTopology: ${summary}")
     message(VERBOSE "GPUTopology: the whole table: gpu-topology-probe show ${profile}")
   endif()
   message(STATUS "GPUTopology: ${GPU_TOPOLOGY_DEVICE_NAME}, profile ${GPU_TOPOLOGY_PROFILE_SOURCE}: "

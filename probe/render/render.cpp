@@ -301,6 +301,15 @@ std::string render_cmake(const Json& root, const RenderContext& context) {
     out += "set(GPU_TOPOLOGY_NOT_VOUCHED_FOR \"" + doubts + "\")\n";
     const Json* quiet = root.at_path("conditions.quiet");
     out += std::string("set(GPU_TOPOLOGY_CONDITIONS_QUIET ") + (quiet && quiet->is_bool() && !quiet->as_bool() ? "FALSE" : "TRUE") + ")\n";
+    // The headline a configure prints when it copies a pre-rendered header (lines joined by CMake's \n).
+    std::string summary;
+    const std::string table = render_table(root, context, false);
+    for (std::size_t begin = 0; begin < table.size();) {
+        const auto end = std::min(table.find('\n', begin), table.size());
+        summary += (summary.empty() ? "" : "\\n") + cmake_quoted_body(table.substr(begin, end - begin));
+        begin = end + 1;
+    }
+    out += "set(GPU_TOPOLOGY_SUMMARY \"" + summary + "\")\n";
     return out;
 }
 
