@@ -4,6 +4,7 @@
 #include "cuda_engine.hpp"
 #include "cuda_event.hpp"
 #include "device_buffer.hpp"
+#include "device_clocks.cuh"
 #include "read_kernels.hpp"
 #include "shared_kernels.hpp"
 
@@ -23,18 +24,6 @@ namespace {
 // 64 KiB: the most __constant__ data one module may hold. Constant rings live here.
 constexpr std::size_t kConstantWords = 65536 / sizeof(unsigned long long);
 __constant__ unsigned long long constant_ring[kConstantWords];
-
-__device__ __forceinline__ long long sm_clock() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
 
 // One dependent load per path. `asm volatile` keeps the compiler from merging,
 // hoisting or re-caching loads; the PTX instruction selects the path. The

@@ -1,4 +1,5 @@
 #include "cuda_check.hpp"
+#include "device_clocks.cuh"
 #include "read_kernels.hpp"
 
 #include <stdexcept>
@@ -9,7 +10,6 @@ namespace gpu_topology::kernels {
 namespace {
 
 constexpr unsigned kUnroll = 4;  // independent loads in flight per thread
-constexpr unsigned kNever = 0x5a5a5a5au;  // a fold the data practically never produces
 
 // One 16-byte load through the global path `Op`, or from shared memory (Shared).
 struct Shared {};

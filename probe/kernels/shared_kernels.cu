@@ -3,6 +3,7 @@
 // on each side of the load, and a store of the loaded value between them.
 #include "cuda_check.hpp"
 #include "cuda_event.hpp"
+#include "device_clocks.cuh"
 #include "shared_kernels.hpp"
 
 #include <cooperative_groups.h>
@@ -16,18 +17,11 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr unsigned kNever = 0x5a5a5a5au;  // a fold the data practically never produces
 constexpr unsigned kSharedWords = kSharedAccessBytes / 4;
 constexpr unsigned kLatencyIterations = 512;
 constexpr unsigned kIssueIterations = 128;
 constexpr int kIssueChains = 4;
 constexpr unsigned kIssueWarps = 32;
-
-__device__ __forceinline__ long long sm_clock() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
 
 struct LaneOffsets {
     unsigned bytes[32];
@@ -132,6 +126,7 @@ __device__ unsigned cluster_walk(unsigned start, unsigned* samples, unsigned lon
     unsigned address = start;
     for (unsigned i = 0; i < kRingElements; ++i) address = cluster_load<Remote>(address);  // warm
     const long long begin = sm_clock();
+    const unsigned long long begin_ns = global_ns();
     for (unsigned i = 0; i < kClusterChaseSamples; ++i) {
         const long long before = sm_clock();
         address = cluster_load<Remote>(address);
@@ -140,6 +135,7 @@ __device__ unsigned cluster_walk(unsigned start, unsigned* samples, unsigned lon
         __stcg(samples + i, static_cast<unsigned>(after - before));
     }
     stats[0] = static_cast<unsigned long long>(sm_clock() - begin);
+    stats[1] = global_ns() - begin_ns;
     return address;
 }
 
@@ -280,8 +276,10 @@ ChaseResult launch_cluster_chase(std::uint32_t cluster_blocks, std::uint32_t rea
     result.cycles.resize(kClusterChaseSamples);
     check(cudaMemcpy(result.cycles.data(), samples, kClusterChaseSamples * sizeof(unsigned), cudaMemcpyDeviceToHost),
           "cudaMemcpy(cluster samples)");
-    check(cudaMemcpy(&result.timed_cycles, scratch, sizeof(unsigned long long), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(cluster stats)");
+    unsigned long long stats[2] = {};
+    check(cudaMemcpy(stats, scratch, sizeof stats, cudaMemcpyDeviceToHost), "cudaMemcpy(cluster stats)");
+    result.timed_cycles = stats[0];
+    result.timed_ns = stats[1];
     return result;
 }
 

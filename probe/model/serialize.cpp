@@ -137,24 +137,21 @@ Json carveout_json(const CarveoutRow& row) {
     return j;
 }
 
+Json pair_json(double first, double second) {
+    Json pair = Json::array();
+    pair.push_back(Json(first));
+    pair.push_back(Json(second));
+    return pair;
+}
+
 Json curve_json(const LatencyCurve& curve) {
     Json j = Json::object();
     j["path"] = curve.path;
     Json points = Json::array();
-    for (const auto& p : curve.points) {
-        Json point = Json::array();
-        point.push_back(Json(p.footprint_bytes));
-        point.push_back(Json(p.p50_cycles));
-        points.push_back(std::move(point));
-    }
+    for (const auto& p : curve.points) points.push_back(pair_json(double(p.footprint_bytes), p.p50_cycles));
     j["points"] = std::move(points);
     Json changes = Json::array();
-    for (const auto& [before, after] : curve.change_points) {
-        Json change = Json::array();
-        change.push_back(Json(before));
-        change.push_back(Json(after));
-        changes.push_back(std::move(change));
-    }
+    for (const auto& [before, after] : curve.change_points) changes.push_back(pair_json(double(before), double(after)));
     j["change_points"] = std::move(changes);
     return j;
 }
