@@ -543,6 +543,7 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t bytes_of(std::uint64_t count) {
 // reading the same word share it).
 template <typename T, typename Shared>
 GPU_TOPOLOGY_HD constexpr std::uint32_t column_conflict_ways(std::uint32_t pitch, const Shared& s) {
+    static_assert(sizeof(T) <= 64, "elements of at most 16 four-byte bank words");
     const std::uint64_t banks = s.banks, width = s.bank_bytes;
     std::uint64_t words[32 * 16] = {};  // every word the column touches (an element spans at most 16 words here)
     std::uint32_t count = 0, most = 0;
