@@ -5,13 +5,17 @@
 #      the profile names that device, check agrees);
 #   3. examples/minimal against the installed package with GPU_TOPOLOGY_DEVICE=<last>: configure
 #      (probes that device), build, and its CTest tests (identity and re-measure on that device);
-#   4. one probe of device 0 alone, then probes of every device at once (one process each), timed.
-# Results under $OUT (node.log).
+#   4. tests/gpu/all_devices.cmake (the CTest gpu.all_devices): probe --all-devices, check, header;
+#   5. bench/node_time.py: `probe --device 0` against `probe --all-devices`, 5 runs each, and the links;
+#   6. examples/minimal with GPU_TOPOLOGY_DEVICE=ALL (gpu_topology_generate(... DEVICES ALL)):
+#      configure, build, and its identity and re-measure tests on every device.
+# Results under $OUT (node.log, node.tgz with the profiles and the summary).
 set -o pipefail
 OUT=${OUT:-/tmp/two-gpus}
 mkdir -p "$OUT" /tmp/node
 exec > >(tee "$OUT/node.log") 2>&1
 nvidia-smi topo -m
+nvidia-smi nvlink -s -i 0 | head -8
 nvidia-smi --query-gpu=index,name,uuid --format=csv
 count=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && count=$(tr ',' '\n' <<< "$CUDA_VISIBLE_DEVICES" | wc -l)
@@ -23,7 +27,6 @@ cmake -S . -B /tmp/node/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPU_TOPOLOGY
   && cmake --install /tmp/node/build --prefix /tmp/node/prefix > /dev/null || { echo "probe build failed"; exit 1; }
 P=/tmp/node/prefix/bin/gpu-topology-probe
 cmake -DPROBE=$P -DWORK_DIR=/tmp/node/last -P tests/gpu/last_device.cmake; echo "last_device rc=$?"
-cp /tmp/node/last/profile.json "$OUT/device$last.json" 2>/dev/null
 echo "== 3. examples/minimal with GPU_TOPOLOGY_DEVICE=$last"
 start=$(date +%s.%N)
 cmake -S examples/minimal -B /tmp/node/minimal -G Ninja -DCMAKE_PREFIX_PATH=/tmp/node/prefix \
@@ -31,10 +34,18 @@ cmake -S examples/minimal -B /tmp/node/minimal -G Ninja -DCMAKE_PREFIX_PATH=/tmp
 echo "configure rc=$? in $(python3 -c "import time;print(round(time.time()-$start,2))") s"
 grep -E "GPUTopology: (probing|NVIDIA|picture)|Error" /tmp/node/minimal-configure.log
 cmake --build /tmp/node/minimal > /dev/null && ctest --test-dir /tmp/node/minimal --output-on-failure | tail -8
-echo "== 4. one device, then all at once"
-start=$(date +%s.%N); $P probe --device 0 --output /tmp/node/alone.json --quiet; echo "device 0 alone rc=$? $(python3 -c "import time;print(round(time.time()-$start,2))") s"
+echo "== 4. all devices"
+cmake -DPROBE=$P -DCXX=g++ -DINCLUDE_DIR=$PWD/include -DWORK_DIR=/tmp/node/all -P tests/gpu/all_devices.cmake
+echo "all_devices rc=$?"
+echo "== 5. one device against all devices"
+python3 bench/node_time.py --probe $P --runs 5 --out /tmp/node/time; echo "node_time rc=$?"
+echo "== 6. examples/minimal with GPU_TOPOLOGY_DEVICE=ALL"
 start=$(date +%s.%N)
-for d in $(seq 0 $last); do $P probe --device $d --output /tmp/node/all$d.json --quiet & done; wait
-echo "all $((last + 1)) devices at once: $(python3 -c "import time;print(round(time.time()-$start,2))") s"
-for d in $(seq 0 $last); do python3 -c "import json;d=json.load(open('/tmp/node/all$d.json'));print($d, d['device']['uuid'], d['probe']['duration_s'], 'quiet' if d['conditions']['quiet'] else 'BUSY', d['caches']['l2']['near_size_bytes'].get('value'), d['caches']['l1']['size_bytes'].get('value'))"; done
-cp /tmp/node/alone.json "$OUT/alone.json"
+cmake -S examples/minimal -B /tmp/node/minimal-all -G Ninja -DCMAKE_PREFIX_PATH=/tmp/node/prefix \
+  -DGPU_TOPOLOGY_DEVICE=ALL > /tmp/node/minimal-all-configure.log 2>&1
+echo "configure rc=$? in $(python3 -c "import time;print(round(time.time()-$start,2))") s"
+grep -E "GPUTopology: (probing|node|link|NVIDIA|picture|  link)|devices|Error" /tmp/node/minimal-all-configure.log | head -30
+cmake --build /tmp/node/minimal-all > /dev/null && ctest --test-dir /tmp/node/minimal-all --output-on-failure | tail -8
+mkdir -p /tmp/node/pack && cp -r /tmp/node/time /tmp/node/all/node.json /tmp/node/all/node.svg /tmp/node/minimal-all-configure.log /tmp/node/pack/ 2>/dev/null
+cp /tmp/node/last/profile.json /tmp/node/pack/device$last.json 2>/dev/null
+tar czf "$OUT/node.tgz" -C /tmp/node pack

@@ -1,11 +1,13 @@
 # GPUTopology: the memory hierarchy of this machine's GPU, measured at configure
 # time (or read from a stored profile), as gpu_topology.hpp.
 #
-#   gpu_topology_generate([NAME n] [TARGET t...] [DEVICE i] [PROFILE name|path] [OUTPUT_DIR d])
+#   gpu_topology_generate([NAME n] [TARGET t...] [DEVICE i | DEVICES ALL] [PROFILE name|path] [OUTPUT_DIR d])
 #       Probes the GPU (or uses a stored profile), writes <d>/gpu_topology.hpp and
 #       creates the INTERFACE target GPUTopology::<n> that puts it on the include
 #       path (and links it to each TARGET). NAME defaults to the first TARGET, or
 #       "header". Each call owns its name, output directory, header and values.
+#       DEVICES ALL probes every device at once and the links between them
+#       (docs/node.md); the configure stops when the devices' facts differ.
 #   gpu_topology_get(<var> <QUANTITY> [FOR n])
 #       The value of a quantity (docs/quantities.md; also SM_COUNT, CC_MAJOR, ...);
 #       empty when it is unmeasured, and <var>_UNMEASURED then says why.
@@ -156,19 +158,41 @@ function(_gpu_topology_stored_profile_of device_name out_var)
   endforeach()
 endfunction()
 
-# Measures device `device` (or reuses this build tree's measurement of it) into
-# <profile_var>; sets <busy_var> when the GPU was busy.
+# Measures device `device` (an index, or ALL: every device and the links
+# between them, into one node profile), or reuses this build tree's
+# measurement of it, into <profile_var>; sets <busy_var> when a GPU was busy.
 function(_gpu_topology_measure device probe_args profile_var busy_var)
   _gpu_topology_probe(measures probe)
-  execute_process(COMMAND "${probe}" identity --device "${device}"
+  if(device STREQUAL "ALL")
+    set(which --all-devices)
+  else()
+    set(which --device "${device}")
+  endif()
+  execute_process(COMMAND "${probe}" identity ${which}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE identity ERROR_VARIABLE why TIMEOUT 120)
   string(STRIP "${why}" why)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "GPUTopology: a GPU is present, but device ${device} cannot be probed (${rc}): ${why}\n"
                         "Set GPU_TOPOLOGY_DEVICE to another device, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
   endif()
-  string(JSON uuid GET "${identity}" uuid)
-  string(JSON name GET "${identity}" name)
+  # One identity, or a list of them (ALL): every device's UUID is locked below.
+  set(uuids "")
+  if(device STREQUAL "ALL")
+    string(JSON count LENGTH "${identity}")
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON each_uuid GET "${identity}" ${i} uuid)
+      list(APPEND uuids "${each_uuid}")
+    endforeach()
+    string(JSON name GET "${identity}" 0 name)
+    string(JSON uuid GET "${identity}" 0 uuid)
+    set(what "${count} devices")
+  else()
+    string(JSON uuid GET "${identity}" uuid)
+    string(JSON name GET "${identity}" name)
+    set(uuids "${uuid}")
+    set(what "device ${device}, ${uuid}")
+  endif()
   # The cache key: device identity + driver + runtime + probe version + what was asked.
   string(SHA256 key "${identity};${probe_args}")
   string(SUBSTRING "${key}" 0 16 key)
@@ -180,12 +204,16 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
   if(NOT lock_dir OR NOT IS_DIRECTORY "${lock_dir}")
     set(lock_dir "/tmp")
   endif()
-  string(MAKE_C_IDENTIFIER "${uuid}" lock_name)
-  file(LOCK "${lock_dir}/gpu-topology-${lock_name}.lock" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}"
-       RESULT_VARIABLE locked)
-  if(NOT locked EQUAL 0)
-    message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${uuid}: ${locked}")
-  endif()
+  # In one order everywhere (sorted), so two configures that lock several never wait on each other in a circle.
+  list(SORT uuids)
+  foreach(locked_uuid IN LISTS uuids)
+    string(MAKE_C_IDENTIFIER "${locked_uuid}" lock_name)
+    file(LOCK "${lock_dir}/gpu-topology-${lock_name}.lock" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}"
+         RESULT_VARIABLE locked)
+    if(NOT locked EQUAL 0)
+      message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${locked_uuid}: ${locked}")
+    endif()
+  endforeach()
 
   if(EXISTS "${profile}" AND NOT GPU_TOPOLOGY_REPROBE)
     execute_process(COMMAND "${probe}" validate "${profile}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
@@ -201,7 +229,7 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
     file(REMOVE "${profile}")
   endif()
 
-  message(STATUS "GPUTopology: probing ${name} (device ${device}, ${uuid})")
+  message(STATUS "GPUTopology: probing ${name} (${what})")
   set(measured "${state}/measuring-${key}.json")
   # A stored profile of this model tells the probe how long its reference work
   # takes on a quiet GPU, so work already running when it starts is seen too.
@@ -211,7 +239,7 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
   endif()
   # No OUTPUT_VARIABLE: the probe's progress (stderr) shows while it works. It
   # writes its profile atomically, so an interrupted run leaves none.
-  execute_process(COMMAND "${probe}" probe --device "${device}" --output "${measured}" ${probe_args}
+  execute_process(COMMAND "${probe}" probe ${which} --output "${measured}" ${probe_args}
                   RESULT_VARIABLE rc TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}")
   if(rc EQUAL 3)
     # Measured while other work ran: used for this configure, never cached, so the next one measures again.
@@ -262,7 +290,7 @@ endfunction()
 # --- the public functions ------------------------------------------------------------
 
 function(gpu_topology_generate)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;PROFILE;OUTPUT_DIR" "TARGET")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;DEVICES;PROFILE;OUTPUT_DIR" "TARGET")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gpu_topology_generate: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -284,10 +312,19 @@ function(gpu_topology_generate)
   if(ARG_NAME IN_LIST names)
     message(FATAL_ERROR "gpu_topology_generate: NAME '${ARG_NAME}' is used by an earlier call; give each call its own NAME")
   endif()
+  if(DEFINED ARG_DEVICES)
+    if(DEFINED ARG_DEVICE)
+      message(FATAL_ERROR "gpu_topology_generate: give DEVICE (one device) or DEVICES ALL (every device), not both")
+    endif()
+    if(NOT ARG_DEVICES STREQUAL "ALL")
+      message(FATAL_ERROR "gpu_topology_generate: DEVICES '${ARG_DEVICES}' is not ALL (for one device use DEVICE <index>)")
+    endif()
+    set(ARG_DEVICE ALL)
+  endif()
   if(NOT DEFINED ARG_DEVICE)
     set(ARG_DEVICE "${GPU_TOPOLOGY_DEVICE}")
   endif()
-  if(NOT ARG_DEVICE MATCHES "^[0-9]+$")
+  if(NOT ARG_DEVICE MATCHES "^([0-9]+|ALL)$")
     message(FATAL_ERROR "gpu_topology_generate: DEVICE '${ARG_DEVICE}' is not a device index")
   endif()
   if(NOT ARG_PROFILE)
@@ -355,7 +392,7 @@ function(gpu_topology_generate)
                  "wrote ${output_dir}/gpu_topology.hpp (GPUTopology::${ARG_NAME})")
   string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
   if(EXISTS "${picture}")
-    message(STATUS "GPUTopology: picture of the hierarchy: ${picture}")
+    message(STATUS "GPUTopology: picture: ${picture}")
   endif()
 
   # The call's INTERFACE target carries its header and its values.

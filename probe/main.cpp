@@ -5,16 +5,20 @@
 #include "benchmarks/monitor.hpp"
 #include "benchmarks/recorded_engine.hpp"
 #include "benchmarks/stages.hpp"
+#include "model/agreement.hpp"
 #include "model/serialize.hpp"
+#include "model/node.hpp"
 #include "profile/atomic_file.hpp"
+#include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
+#include "render/node.hpp"
 #include "render/render.hpp"
 #include "render/svg.hpp"
 #include "version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
 #include "benchmarks/explore.hpp"
-#include "benchmarks/nvml_monitor.hpp"
+#include "benchmarks/node_probe.hpp"
 #include "kernels/cuda_engine.hpp"
 #endif
 
@@ -37,7 +41,7 @@ constexpr int kFailure = 1, kUsage = 2, kBusy = 3, kNoGpu = 77;
 constexpr const char* kUsageText = R"(usage: gpu-topology-probe <command> [options]
 
 commands:
-  probe     [--device N] [--output FILE|-] [--raw DIR] [--record LOG] [--quiet]
+  probe     [--device N | --all-devices] [--output FILE|-] [--raw DIR] [--record LOG] [--quiet]
             [--level quick|full] [--budget SECONDS] [--careful]
             measure the device; write the profile (JSON) to FILE (default: stdout) and,
             beside a FILE, its picture (FILE with .svg for .json); progress to stderr,
@@ -48,16 +52,22 @@ commands:
             --no-nvml: watch for other work with the reference measurement alone
             --quiet-reference PROFILE: an earlier profile of this model, measured on a
             quiet GPU; work already running when the probe starts is then seen too
+            --all-devices: every device at once, then the links between them, into one
+            node profile (docs/node.md); not with --device, --raw or --record
   replay    LOG [--output FILE|-] [--level quick|full] [--careful] [--quiet-reference PROFILE]
             run the probe's stages against a recorded engine LOG, on any machine
-  identity  [--device N]      print the device identity as one JSON line
+  identity  [--device N | --all-devices]
+            print the device identity as one JSON line (every device: a JSON array)
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
-            write gpu_topology.hpp / CMake variables from a profile
+            write gpu_topology.hpp / CMake variables from a profile or a node profile
+            (a node's devices must agree; otherwise it names what differs and fails)
   show      PROFILE [--summary]   print the profile as a table
-  svg       PROFILE [--output FILE|-]   draw the profile's hierarchy (latency curve, levels, bandwidths)
+  svg       PROFILE [--output FILE|-]   draw the profile's hierarchy (latency curve, levels, bandwidths),
+            or a node profile's devices and links
   validate  PROFILE           check a profile; name every wrong field
-  check     PROFILE [--device N] [--identity-only]
-            compare this device with the profile: identity, then re-measured values
+  check     PROFILE [--device N | --all-devices] [--identity-only]
+            compare this device with the profile: identity, then re-measured values;
+            with a node profile and --all-devices, every device of it
   compare   PROFILE REFERENCE...
             fail when PROFILE vouches for a value outside the references' spread
   explore   --raw DIR [--device N]
@@ -94,16 +104,16 @@ struct CommandSpec {
 const std::map<std::string, CommandSpec> kCommands{
     {"probe", {{{"--device", true}, {"--output", true}, {"--raw", true}, {"--record", true}, {"--quiet", false},
                 {"--level", true}, {"--budget", true}, {"--careful", false}, {"--no-nvml", false},
-                {"--quiet-reference", true}}, 0}},
+                {"--quiet-reference", true}, {"--all-devices", false}}, 0}},
     {"compare", {{}, 0}},
     {"replay", {{{"--output", true}, {"--level", true}, {"--careful", false}, {"--quiet", false},
                  {"--quiet-reference", true}}, 1}},
-    {"identity", {{{"--device", true}}, 0}},
+    {"identity", {{{"--device", true}, {"--all-devices", false}}, 0}},
     {"render", {{{"--header", true}, {"--cmake", true}, {"--source", true}, {"--table", false}}, 1}},
     {"show", {{{"--summary", false}}, 1}},
     {"svg", {{{"--output", true}}, 1}},
     {"validate", {{}, 1}},
-    {"check", {{{"--device", true}, {"--identity-only", false}}, 1}},
+    {"check", {{{"--device", true}, {"--identity-only", false}, {"--all-devices", false}}, 1}},
     {"explore", {{{"--raw", true}, {"--device", true}}, 0}},
     {"docs", {{{"--output", true}, {"--list", false}}, 0}},
     {"version", {{}, 0}},
@@ -137,6 +147,7 @@ Args parse(int argc, char** argv) {
 }
 
 int device_index(const Args& args) {
+    if (args.has("--all-devices") && args.has("--device")) throw UsageError("--device and --all-devices exclude each other");
     const auto text = args.get("--device");
     if (!text) return 0;
     try {
@@ -212,7 +223,9 @@ std::filesystem::path picture_beside(const std::filesystem::path& profile_file) 
 }
 
 int cmd_svg(const Args& args) {
-    write_output(args.get("--output"), render::hierarchy_svg(profile::load_profile(args.positional[0])));
+    const auto document = profile::load_any_profile(args.positional[0]);
+    write_output(args.get("--output"), profile::is_node_document(document) ? render::node_svg(document)
+                                                                           : render::hierarchy_svg(document));
     return 0;
 }
 
@@ -238,10 +251,52 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
     return 0;
 }
 
+// The node's counterpart of finish_probe: one node profile, its picture, and
+// whether one set of facts describes every device.
+int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress) {
+    const auto document = model::to_json(node);
+    if (const auto errors = profile::validate_node(document); !errors.empty()) {
+        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid node profile: %s\n", e.c_str());
+        return kFailure;
+    }
+    write_output(args.get("--output"), document.dump());
+    if (const auto output = args.get("--output"); output && *output != "-") {
+        const auto picture = picture_beside(*output);
+        render::write_node_svg(document, picture);
+        progress.note("picture of the node: " + picture.string());
+    }
+    const auto common = profile::node_facts(document);
+    for (const auto& d : common.model_differences) progress.note("devices differ: " + d);
+    for (const auto& w : common.withheld) progress.note("withheld from the common facts: " + w);
+    if (common.model_differences.empty())
+        progress.note(std::to_string(node.devices.size()) + " devices of one model; " +
+                      std::to_string(common.withheld.size()) + " measured values differ between them and are withheld");
+    char timing[160];
+    std::snprintf(timing, sizeof timing, "node probe finished in %.2f s (slowest device %.2f s, links %.2f s)",
+                  node.duration_s, node.slowest_device_s, node.links_s);
+    progress.note(timing);
+    int busy = 0;
+    for (const auto& device : node.devices)
+        if (const auto* quiet = device.at_path("conditions.quiet"); quiet && quiet->is_bool() && !quiet->as_bool()) {
+            ++busy;
+            for (const auto& e : device.at_path("conditions.events")->as_array())
+                std::fprintf(stderr, "gpu-topology-probe: device %s: %s\n",
+                             profile::format_number(device.at_path("device.index")->as_number()).c_str(),
+                             e.as_string().c_str());
+        }
+    return busy ? kBusy : 0;
+}
+
 int cmd_render(const Args& args) {
     const auto& path = args.positional[0];
     const auto text = profile::read_profile_bytes(path);
-    const auto document = profile::load_profile_text(text, path);
+    const auto document = profile::load_any_profile_text(text, path);
+    // A node whose devices are not one model has no common facts: the header and the variables need them.
+    if (profile::is_node_document(document) && (args.has("--header") || args.has("--cmake"))) try {
+        (void)render::facts_of(document);
+    } catch (const std::invalid_argument& e) {
+        throw profile::ProfileError(path + ": " + e.what());
+    }
     render::RenderContext context;
     context.profile_hash = profile::content_hash(text);
     if (auto source = args.get("--source")) {
@@ -257,8 +312,9 @@ int cmd_render(const Args& args) {
 }
 
 int cmd_validate(const Args& args) {
-    profile::load_profile(args.positional[0]);
-    std::printf("%s: valid %s profile\n", args.positional[0].c_str(), std::string(model::kSchema).c_str());
+    const auto document = profile::load_any_profile(args.positional[0]);
+    std::printf("%s: valid %s profile\n", args.positional[0].c_str(),
+                document.find("schema")->as_string().c_str());
     return 0;
 }
 
@@ -275,18 +331,6 @@ int cmd_docs(const Args& args) {
     }
     write_output(args.get("--output"), lines);
     return 0;
-}
-
-// The tolerance within which a re-measured value agrees with the profile's:
-// lines, fetch granularities, counts and flags exactly; latencies within 5%
-// (at least 2 cycles); sizes within 4% but never less than two search steps
-// (1 KiB in L1, 256 KiB in L2: runs differed by one step); bandwidths 15%.
-double agreement_tolerance(const model::Quantity& q, double expected) {
-    if (q.rule.power_of_two || q.unit == "instances" || q.unit == "bool") return 0;
-    if (q.shape == model::Shape::latency || q.unit == "cycles") return std::max(0.05 * expected, 2.0);
-    if (q.unit == "bytes/s") return 0.15 * expected;
-    if (q.unit == "bytes") return std::max(0.04 * expected, q.object() == "l2" ? 512.0 * 1024 : 2048.0);
-    return 0.05 * expected;
 }
 
 // PROFILE may not vouch for a value outside the references' range by more than the tolerance.
@@ -311,7 +355,7 @@ int cmd_compare(const Args& args) {
         }
         if (!all) continue;
         ++vouched;
-        const double tolerance = agreement_tolerance(q, std::abs(lo));
+        const double tolerance = model::agreement_tolerance(q, std::abs(lo));
         if (*v.value < lo - tolerance || *v.value > hi + tolerance) {
             std::printf("OUTSIDE %-40s %s, references %s .. %s (tolerance %s)\n", std::string(q.name).c_str(),
                         profile::format_number(*v.value).c_str(), profile::format_number(lo).c_str(),
@@ -348,34 +392,69 @@ std::optional<benchmarks::DeviceFacts> lookup(int index) {
     return found.facts;
 }
 
+// Every device the CUDA runtime shows, in index order; empty when there is none.
+std::vector<benchmarks::DeviceFacts> all_devices() {
+    std::vector<benchmarks::DeviceFacts> devices;
+    for (int index = 0;; ++index) {
+        const auto found = kernels::find_device(index);
+        if (!found.found) {
+            if (devices.empty()) std::fprintf(stderr, "gpu-topology-probe: %s\n", found.reason.c_str());
+            return devices;
+        }
+        devices.push_back(found.facts);
+    }
+}
+
+profile::Json identity_json(const benchmarks::DeviceFacts& facts) {
+    profile::Json j = profile::Json::object();
+    j["name"] = facts.name;
+    j["uuid"] = facts.uuid;
+    j["cc"] = std::to_string(facts.cc_major) + "." + std::to_string(facts.cc_minor);
+    j["sm_count"] = facts.sm_count;
+    j["driver"] = facts.driver_version;
+    j["runtime"] = facts.runtime_version;
+    j["probe_version"] = std::string(kProbeVersion);
+    return j;
+}
+
 int cmd_identity(const Args& args) {
+    if (args.has("--all-devices")) {
+        (void)device_index(args);  // refuses --device beside it
+        const auto devices = all_devices();
+        if (devices.empty()) return kNoGpu;
+        profile::Json list = profile::Json::array();
+        for (const auto& d : devices) list.push_back(identity_json(d));
+        std::fputs(list.dump(-1).c_str(), stdout);
+        return 0;
+    }
     const auto facts = lookup(device_index(args));
     if (!facts) return kNoGpu;
-    profile::Json j = profile::Json::object();
-    j["name"] = facts->name;
-    j["uuid"] = facts->uuid;
-    j["cc"] = std::to_string(facts->cc_major) + "." + std::to_string(facts->cc_minor);
-    j["sm_count"] = facts->sm_count;
-    j["driver"] = facts->driver_version;
-    j["runtime"] = facts->runtime_version;
-    j["probe_version"] = std::string(kProbeVersion);
-    std::fputs(j.dump(-1).c_str(), stdout);
+    std::fputs(identity_json(*facts).dump(-1).c_str(), stdout);
     return 0;
 }
 
-model::Topology measure(const benchmarks::DeviceFacts& facts, const benchmarks::ProbeOptions& options,
-                        benchmarks::Progress& progress, const std::optional<std::string>& record, bool nvml = true) {
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes), static_cast<std::uint64_t>(facts.global_bytes));
-    const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
-    std::unique_ptr<benchmarks::Monitor> monitor =
-        nvml ? benchmarks::make_nvml_monitor(facts.uuid)
-             : std::make_unique<benchmarks::BlindMonitor>("NVML not consulted (--no-nvml)");
-    if (!record) return benchmarks::measure_topology(*engine, facts, options, progress, *monitor);
-    benchmarks::RecordingEngine recording(*engine, facts, *record);
-    return benchmarks::measure_topology(recording, facts, options, progress, *monitor);
+int cmd_probe_all(const Args& args) {
+    for (const char* alone : {"--raw", "--record"})
+        if (args.has(alone)) throw UsageError(std::string(alone) + " measures one device; not with --all-devices");
+    (void)device_index(args);
+    const auto options = probe_options(args);
+    const auto devices = all_devices();
+    if (devices.empty()) return kNoGpu;
+    benchmarks::Progress progress(!args.has("--quiet"));
+    benchmarks::NodeOptions node_options;
+    node_options.nvml = !args.has("--no-nvml");
+    node_options.show_progress = !args.has("--quiet");
+    for (const auto& d : devices) {
+        progress.note("probing device " + std::to_string(d.index) + ": " + d.name + " (" + d.uuid + ")");
+        auto per_device = options;
+        per_device.quiet_reference_seconds = quiet_reference(args, d.name, d.sm_count, progress);
+        node_options.per_device.push_back(per_device);
+    }
+    return finish_node(benchmarks::probe_node(devices, node_options), args, progress);
 }
 
 int cmd_probe(const Args& args) {
+    if (args.has("--all-devices")) return cmd_probe_all(args);
     auto options = probe_options(args);
     const int index = device_index(args);
     const auto facts = lookup(index);
@@ -383,12 +462,11 @@ int cmd_probe(const Args& args) {
     benchmarks::Progress progress(!args.has("--quiet"));
     progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
     options.quiet_reference_seconds = quiet_reference(args, facts->name, facts->sm_count, progress);
-    return finish_probe(measure(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")), args, progress);
+    return finish_probe(benchmarks::probe_device(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")),
+                        args, progress);
 }
 
-int cmd_check(const Args& args) {
-    const auto expected = profile::load_profile(args.positional[0]);
-    const int index = device_index(args);
+int check_device(const profile::Json& expected, int index, bool identity_only) {
     const auto facts = lookup(index);
     if (!facts) return kNoGpu;
     int failures = 0;
@@ -412,10 +490,10 @@ int cmd_check(const Args& args) {
         std::printf("the profile describes another GPU than device %d\n", index);
         return kFailure;
     }
-    if (args.has("--identity-only")) return 0;
+    if (identity_only) return 0;
 
     benchmarks::Progress progress(false);
-    const auto measured = model::to_json(measure(*facts, {}, progress, std::nullopt));
+    const auto measured = model::to_json(benchmarks::probe_device(*facts, {}, progress));
     for (const auto& q : model::kQuantities) {
         const auto want = profile::read_quantity(expected, q);
         const auto got = profile::read_quantity(measured, q);
@@ -426,7 +504,7 @@ int cmd_check(const Args& args) {
             ++failures;
             continue;
         }
-        const double tolerance = agreement_tolerance(q, std::abs(*want.value));
+        const double tolerance = model::agreement_tolerance(q, std::abs(*want.value));
         const bool ok = std::abs(*got.value - *want.value) <= tolerance;
         std::printf("%-6s %-40s profile %-24s device %s (tolerance %s)%s\n", ok ? "ok" : "FAIL", std::string(q.name).c_str(),
                     profile::format_number(*want.value).c_str(), profile::format_number(std::round(*got.value)).c_str(),
@@ -436,6 +514,33 @@ int cmd_check(const Args& args) {
     }
     std::printf("%d mismatches\n", failures);
     return failures ? kFailure : 0;
+}
+
+// A profile against device --device; a node profile (with --all-devices) against each of its devices.
+int cmd_check(const Args& args) {
+    const auto expected = profile::load_any_profile(args.positional[0]);
+    const bool identity_only = args.has("--identity-only");
+    const int index = device_index(args);
+    if (!profile::is_node_document(expected)) {
+        if (args.has("--all-devices")) throw UsageError("--all-devices: " + args.positional[0] + " is not a node profile");
+        return check_device(expected, index, identity_only);
+    }
+    if (!args.has("--all-devices")) throw UsageError(args.positional[0] + " is a node profile: check it with --all-devices");
+    const auto& devices = expected.find("devices")->as_array();
+    const auto here = all_devices();
+    if (here.empty()) return kNoGpu;
+    if (here.size() != devices.size()) {
+        std::printf("FAIL   the node profile lists %zu devices; this machine shows %zu\n", devices.size(), here.size());
+        return kFailure;
+    }
+    int worst = 0;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        std::printf("== device %zu\n", i);
+        const int rc = check_device(devices[i], static_cast<int>(i), identity_only);
+        if (rc == kNoGpu) return kNoGpu;
+        worst = std::max(worst, rc);
+    }
+    return worst;
 }
 
 int cmd_explore(const Args& args) {
@@ -469,7 +574,7 @@ int cmd_probe(const Args& a) {
     return no_cuda(a);
 }
 int cmd_check(const Args& a) {
-    profile::load_profile(a.positional[0]);
+    profile::load_any_profile(a.positional[0]);
     (void)device_index(a);
     return no_cuda(a);
 }

@@ -89,3 +89,5 @@ set(GPU_TOPOLOGY_QUANTITIES "SM_COUNT;CC_MAJOR;CC_MINOR;SM_CLOCK_MAX_KHZ;SM_CLOC
 set(GPU_TOPOLOGY_NOT_VOUCHED_FOR "")
 set(GPU_TOPOLOGY_CONDITIONS_QUIET TRUE)
 set(GPU_TOPOLOGY_SUMMARY "NVIDIA H100 80GB HBM3 (GPU-17448836-96f5-21d5-8fdc-bb5bb19785ef), cc 9.0, 132 SMs, profile stored:nvidia-h100.json\n  L1 data, max-L1 carveout                     241.0 KiB              measured\n  L2 total                                     50.00 MiB              api\n  L2 an SM reuses at near latency              24.00 MiB              measured\n  72 of 81 quantities known, 9 unmeasured (the whole table: cmake --log-level=VERBOSE, or gpu-topology-probe show)")
+set(GPU_TOPOLOGY_DEVICE_COUNT 1)
+set(GPU_TOPOLOGY_DEVICE_UUIDS "GPU-17448836-96f5-21d5-8fdc-bb5bb19785ef")

@@ -108,6 +108,8 @@
 #ifdef __cplusplus
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #if defined(__CUDACC__)
 #define GPU_TOPOLOGY_HD __host__ __device__
@@ -573,6 +575,59 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t resident_blocks_per_wave(std::uint32_t t
                                                                  std::uint32_t threads_per_sm = sm.max_threads) {
     return threads_per_block == 0 ? 0 : std::uint64_t{sms} * (threads_per_sm / threads_per_block);
 }
+
+// ---- The node: the devices these facts describe and the links between them --
+// (host code; a node profile measures them, docs/node.md)
+struct node_device {
+    int index;
+    const char* name;
+    const char* uuid;
+};
+enum class link_transport : unsigned char { nvlink, nvswitch, pcie, unknown };
+
+// Called only when a program reads an unmeasured link value: in a constant
+// expression that is a compile error (this function is not constexpr), at run
+// time it stops the program with the reason instead of returning a number.
+[[noreturn]] inline void unmeasured_link_value(const char* reason) {
+    std::fprintf(stderr, "gpu_topology: a link value the probe did not measure was read: %s\n", reason);
+    std::abort();
+}
+// A value of one link: measured (value) or not (reason). Read it with get(),
+// or choose a fallback explicitly with value_or().
+struct link_value {
+    double value;
+    bool known;
+    const char* reason;  // why it is unknown
+    constexpr double get() const { return known ? value : (unmeasured_link_value(reason), 0.0); }
+    constexpr double value_or(double fallback) const { return known ? value : fallback; }
+};
+// From device `from` to device `to`: what a copy or kernel on `from` gets from `to`'s memory.
+struct peer_link {
+    int from, to;
+    bool peer_access;                // cudaDeviceCanAccessPeer(from, to)
+    link_transport transport;        // NVML: NVLink to the peer, through an NVSwitch, or PCIe
+    std::uint32_t nvlinks;           // NVLinks of `from` to `to` (nvswitch: all, into the switches)
+    link_value nominal_bytes_per_s;  // those links' NVML speeds summed, one direction
+    link_value ce_read_bytes_per_s;  // copy engine: cudaMemcpyPeerAsync on `from`'s stream, `to`'s memory into `from`'s
+    link_value ce_write_bytes_per_s;  // copy engine: cudaMemcpyPeerAsync on `from`'s stream, `from`'s memory into `to`'s
+    link_value sm_read_bytes_per_s;  // SMs of `from` load `to`'s memory (16-byte loads, every SM)
+    link_value sm_write_bytes_per_s;  // SMs of `from` store into `to`'s memory (16-byte stores, every SM)
+    link_value load_latency_ns;  // one thread of `from` chases pointers in `to`'s memory (ld.global.cg), median
+    link_value load_latency_cycles;  // the same chase in `from`'s SM clock cycles, median
+};
+namespace node {
+// Devices these facts describe: 1 unless the profile measured every device of the node
+// (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
+inline constexpr int device_count = 1;
+inline constexpr node_device devices[] = {
+    {0, "NVIDIA H200", "GPU-95eabeb1-190c-283c-5872-e6d175b4247b"},
+};
+// Every ordered pair of devices (from, to), measured by the probe.
+inline constexpr std::size_t link_count = 0;
+inline constexpr const peer_link* links = nullptr;
+// The link from device `from` to device `to`; nullptr when the profile has none.
+constexpr const peer_link* find_link(int, int) { return nullptr; }
+}  // namespace node
 
 }  // namespace gpu_topology
 

@@ -89,3 +89,5 @@ set(GPU_TOPOLOGY_QUANTITIES "SM_COUNT;CC_MAJOR;CC_MINOR;SM_CLOCK_MAX_KHZ;SM_CLOC
 set(GPU_TOPOLOGY_NOT_VOUCHED_FOR "")
 set(GPU_TOPOLOGY_CONDITIONS_QUIET TRUE)
 set(GPU_TOPOLOGY_SUMMARY "NVIDIA H200 (GPU-95eabeb1-190c-283c-5872-e6d175b4247b), cc 9.0, 132 SMs, profile stored:nvidia-h200.json\n  L1 data, max-L1 carveout                     241.0 KiB              measured\n  L2 total                                     60.00 MiB              api\n  L2 an SM reuses at near latency              27.25 MiB              measured\n  76 of 81 quantities known, 5 unmeasured (the whole table: cmake --log-level=VERBOSE, or gpu-topology-probe show)")
+set(GPU_TOPOLOGY_DEVICE_COUNT 1)
+set(GPU_TOPOLOGY_DEVICE_UUIDS "GPU-95eabeb1-190c-283c-5872-e6d175b4247b")

@@ -1,21 +1,22 @@
 #include "nvml_monitor.hpp"
 
+#include "nvml_library.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 #include <vector>
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 namespace gpu_topology::benchmarks {
 namespace {
 
-// The few NVML declarations used (nvml.h is not needed to build the probe).
-using NvmlReturn = int;
-using NvmlDevice = void*;
-constexpr NvmlReturn kNvmlSuccess = 0;
+using NvmlReturn = nvml::Return;
+using NvmlDevice = nvml::Device;
+using nvml::Library;
+constexpr NvmlReturn kNvmlSuccess = nvml::kSuccess;
 struct NvmlProcessInfo {  // nvmlProcessInfo_t (v2 and v3 calls): 24 bytes
     unsigned int pid;
     unsigned long long used_gpu_memory;
@@ -26,24 +27,6 @@ struct NvmlUtilizationSample {  // nvmlProcessUtilizationSample_t
     unsigned int pid;
     unsigned long long time_stamp;
     unsigned int sm_util, mem_util, enc_util, dec_util;
-};
-
-class Library {
-public:
-    Library() : handle_(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {}
-    ~Library() {
-        if (handle_) dlclose(handle_);
-    }
-    Library(const Library&) = delete;
-    Library& operator=(const Library&) = delete;
-    explicit operator bool() const { return handle_ != nullptr; }
-    template <typename F>
-    F get(const char* name) const {
-        return handle_ ? reinterpret_cast<F>(dlsym(handle_, name)) : nullptr;
-    }
-
-private:
-    void* handle_;
 };
 
 class NvmlMonitor final : public Monitor {

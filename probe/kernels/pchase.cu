@@ -273,9 +273,21 @@ int select(int device) {
     return device;
 }
 
+// The engine's ring buffer: on `device` itself, or on `memory_device` (a peer
+// that `device` reaches through peer access), so that the same chases and
+// reads measure a link. Leaves `device` current.
+DeviceBuffer<unsigned char> ring_buffer(int device, int memory_device, std::size_t bytes) {
+    if (memory_device < 0 || memory_device == device) return DeviceBuffer<unsigned char>(bytes);
+    enable_peer_access(device, memory_device);
+    check(cudaSetDevice(memory_device), "cudaSetDevice(memory device)");
+    DeviceBuffer<unsigned char> buffer(bytes);
+    check(cudaSetDevice(device), "cudaSetDevice");
+    return buffer;
+}
+
 class CudaEngine final : public Engine {
 public:
-    CudaEngine(int device, std::size_t buffer_bytes);
+    CudaEngine(int device, std::size_t buffer_bytes, int memory_device);
 
     std::size_t buffer_bytes() const override { return buffer_.bytes(); }
     std::size_t ring_capacity(LoadPath path) const override;
@@ -324,8 +336,8 @@ private:
     std::vector<std::pair<int, std::size_t>> slots_;
 };
 
-CudaEngine::CudaEngine(int device, std::size_t buffer_bytes)
-    : device_(select(device)), buffer_(buffer_bytes), stats_(4) {
+CudaEngine::CudaEngine(int device, std::size_t buffer_bytes, int memory_device)
+    : device_(select(device)), buffer_(ring_buffer(device, memory_device, buffer_bytes)), stats_(4) {
     check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_),
           "cudaDeviceGetAttribute(MultiProcessorCount)");
     int optin = 0;
@@ -340,7 +352,9 @@ CudaEngine::CudaEngine(int device, std::size_t buffer_bytes)
     int max_texels = 0;
     check(cudaDeviceGetAttribute(&max_texels, cudaDevAttrMaxTexture1DLinearWidth, device_),
           "cudaDeviceGetAttribute(MaxTexture1DLinearWidth)");
-    texture_ = TextureObject(buffer_.get(), std::min<std::size_t>(buffer_bytes / 8, std::size_t(max_texels)));
+    // A peer's memory is read through global loads only: texture rings stay on local buffers.
+    if (memory_device < 0 || memory_device == device)
+        texture_ = TextureObject(buffer_.get(), std::min<std::size_t>(buffer_bytes / 8, std::size_t(max_texels)));
 
     constant_base_kernel<<<1, 1>>>(stats_.get());
     check_launch("constant_base_kernel");
@@ -555,8 +569,8 @@ ChaseResult CudaEngine::chase_cluster_shared(std::uint32_t cluster_blocks, std::
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine(int device, std::size_t buffer_bytes) {
-    return std::make_unique<CudaEngine>(device, buffer_bytes);
+std::unique_ptr<Engine> make_cuda_engine(int device, std::size_t buffer_bytes, int memory_device) {
+    return std::make_unique<CudaEngine>(device, buffer_bytes, memory_device);
 }
 
 }  // namespace gpu_topology::kernels

@@ -62,15 +62,6 @@ Json latency_json(const Quantity& q, const LatencyEstimate& l, double clock_khz)
     return j;
 }
 
-Json unmeasured_json(const Quantity& q, const std::string& reason) {
-    Json j = Json::object();
-    j["value"] = nullptr;
-    j["unit"] = q.unit;
-    j["source"] = "unmeasured";
-    j["reason"] = reason;
-    return j;
-}
-
 Json probe_json(const ProbeRecord& p) {
     Json j = Json::object();
     j["version"] = p.version;
@@ -157,6 +148,15 @@ Json curve_json(const LatencyCurve& curve) {
 }
 
 }  // namespace
+
+Json unmeasured_json(const Quantity& q, const std::string& reason) {
+    Json j = Json::object();
+    j["value"] = nullptr;
+    j["unit"] = q.unit;
+    j["source"] = "unmeasured";
+    j["reason"] = reason;
+    return j;
+}
 
 Json to_json(const Topology& topology) {
     Json root = Json::object();

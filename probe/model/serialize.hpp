@@ -9,4 +9,7 @@ namespace gpu_topology::model {
 
 profile::Json to_json(const Topology& topology);
 
+// How an unmeasured quantity is written: {"value": null, "unit", "source": "unmeasured", "reason"}.
+profile::Json unmeasured_json(const Quantity& quantity, const std::string& reason);
+
 }  // namespace gpu_topology::model

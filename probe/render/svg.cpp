@@ -3,10 +3,10 @@
 #include "../model/quantities.hpp"
 #include "../profile/atomic_file.hpp"
 #include "../profile/profile.hpp"
+#include "svg_elements.hpp"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -21,11 +21,27 @@ using model::Quantity;
 using model::QuantityId;
 using profile::Json;
 using profile::Value;
+// The shared primitives (svg_elements.hpp), by name: the node picture draws with the same ones.
+using svg_elements::attribute;
+using svg_elements::clip;
+using svg_elements::close_group;
+using svg_elements::compact;
+using svg_elements::fixed;
+using svg_elements::kDot;
+using svg_elements::kGrid;
+using svg_elements::kInk;
+using svg_elements::kMuted;
+using svg_elements::line;
+using svg_elements::open_group;
+using svg_elements::px;
+using svg_elements::rect;
+using svg_elements::string_at;
+using svg_elements::text;
+using svg_elements::text_width;
+using svg_elements::title;
 
 // UTF-8 spelled out: u8"" literals are char8_t in C++20 and do not mix with std::string.
 constexpr std::string_view kAtLeast = "\xe2\x89\xa5 ";  // "≥ "
-constexpr std::string_view kDot = " \xc2\xb7 ";         // " · "
-constexpr std::string_view kEllipsis = "\xe2\x80\xa6";  // "…"
 
 // --- the canvas -------------------------------------------------------------------
 
@@ -39,32 +55,7 @@ constexpr double kHeight = 520;
 constexpr Box kPlot{72, 70, 600, 448};   // latency against footprint
 constexpr Box kSide{648, 70, 880, 448};  // bandwidth bars
 
-constexpr std::string_view kInk = "#222";
-constexpr std::string_view kMuted = "#666";
-constexpr std::string_view kGrid = "#e4e4e4";
-
 // --- numbers ----------------------------------------------------------------------
-
-// Fixed point with trailing zeros trimmed. to_chars, not printf: no locale can
-// change a byte, so the same profile always gives the same document.
-std::string fixed(double value, int decimals) {
-    if (!std::isfinite(value)) value = 0;
-    char buffer[64];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
-    if (ec != std::errc{}) return "0";
-    std::string s(buffer, end);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0') s.pop_back();
-        if (s.back() == '.') s.pop_back();
-    }
-    return s == "-0" ? "0" : s;
-}
-
-// Coordinates: a tenth of a pixel is finer than any screen shows.
-std::string px(double value) { return fixed(value, 1); }
-
-// About three significant digits, for labels.
-std::string compact(double value) { return fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2); }
 
 std::string format_cycles(double cycles) { return fixed(cycles, 1) + " cyc"; }
 
@@ -90,54 +81,6 @@ std::size_t xml_char_length(std::string_view text) {
                                         : code >= 0x10000 && code <= 0x10ffff;
     const bool forbidden = (code >= 0xd800 && code <= 0xdfff) || code == 0xfffe || code == 0xffff;
     return in_range && !forbidden ? length : 0;
-}
-
-// At most `max_bytes` of `text`, cut on a character boundary, "…" when cut: a
-// long name must not run across the picture.
-std::string clip(std::string_view text, std::size_t max_bytes) {
-    if (text.size() <= max_bytes) return std::string(text);
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-    return std::string(text.substr(0, cut)) + std::string(kEllipsis);
-}
-
-std::string attribute(std::string_view name, double value) {
-    return " " + std::string(name) + "=\"" + px(value) + "\"";
-}
-
-// Every element is written by one of these. `style` is always a constant of
-// this file; only `content` and titles carry text from the profile, escaped.
-void text(std::string& out, double x, double y, std::string_view content, std::string_view style = {}) {
-    out += "<text" + attribute("x", x) + attribute("y", y);
-    if (!style.empty()) out += " " + std::string(style);
-    out += ">" + xml_escape(content) + "</text>\n";
-}
-
-std::string title(std::string_view content) { return "<title>" + xml_escape(content) + "</title>"; }
-
-void line(std::string& out, double x1, double y1, double x2, double y2, std::string_view style) {
-    out += "<line" + attribute("x1", x1) + attribute("y1", y1) + attribute("x2", x2) + attribute("y2", y2) + " " +
-           std::string(style) + "/>\n";
-}
-
-void rect(std::string& out, double x, double y, double w, double h, std::string_view style,
-          std::string_view tooltip = {}) {
-    out += "<rect" + attribute("x", x) + attribute("y", y) + attribute("width", std::max(w, 0.0)) +
-           attribute("height", std::max(h, 0.0)) + " " + std::string(style);
-    out += tooltip.empty() ? "/>\n" : ">" + title(tooltip) + "</rect>\n";
-}
-
-// A group: its <title> is the tooltip of everything in it.
-void open_group(std::string& out, std::string_view css_class, std::string_view tooltip = {}) {
-    out += "<g class=\"" + std::string(css_class) + "\">";
-    if (!tooltip.empty()) out += title(tooltip);
-    out += "\n";
-}
-void close_group(std::string& out) { out += "</g>\n"; }
-
-std::string string_at(const Json& root, std::string_view path) {
-    const Json* node = root.at_path(path);
-    return node && node->is_string() ? node->as_string() : std::string{};
 }
 
 // --- values -----------------------------------------------------------------------
@@ -434,13 +377,6 @@ void draw_levels(std::string& out, const std::vector<LevelReading>& levels, cons
     }
 }
 
-// A rough width of `s` at 11 px sans-serif, to size the legend's backdrop.
-double text_width(std::string_view s) {
-    std::size_t characters = 0;
-    for (const char c : s) characters += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-    return 6.2 * static_cast<double>(characters);
-}
-
 void draw_legend(std::string& out, const std::vector<LevelReading>& levels, const std::optional<Curve>& curve) {
     std::vector<std::string> labels;
     for (const auto& l : levels) labels.push_back(level_label(l));
@@ -596,14 +532,12 @@ std::string format_bandwidth(double bytes_per_s) {
 
 std::string hierarchy_svg(const profile::Json& profile) {
     std::string out;
-    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(kWidth) + "\" height=\"" + px(kHeight) +
-           "\" viewBox=\"0 0 " + px(kWidth) + " " + px(kHeight) +
-           "\" font-family=\"sans-serif\" font-size=\"11\" fill=\"" + std::string(kInk) + "\">\n";
+    svg_elements::open_svg(out, kWidth, kHeight);
     rect(out, 0, 0, kWidth, kHeight, "fill=\"#fff\"");
     draw_title(out, profile);
     draw_main_panel(out, profile);
     draw_side_panel(out, profile);
-    out += "</svg>\n";
+    svg_elements::close_svg(out);
     return out;
 }
 

@@ -1,0 +1,720 @@
+/* gpu_topology.hpp: the memory hierarchy of one GPU, from a profile that
+ * gpu-topology-probe measured on it (or a stored profile of another GPU:
+ * GPU_TOPOLOGY_PROFILE_IS_STORED says which). Generated; do not edit.
+ *
+ * Every fact is a gpu_topology::known<T> that converts to T, or, where the
+ * probe could not measure it, a gpu_topology::unknown<T, not_measured::NAME>
+ * that converts to nothing: code that computes with an unmeasured value does
+ * not compile, and the compiler's message names the quantity. Ask for a
+ * fallback explicitly with `.value_or(x)`; `#ifdef GPU_TOPOLOGY_<NAME>` tells
+ * the preprocessor whether a value is known. C++17, host and device code.
+ */
+#ifndef GPU_TOPOLOGY_HPP
+#define GPU_TOPOLOGY_HPP
+
+#define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
+#define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
+#define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-45146283-5028-6df4-4350-c85fbdf2c6ea"
+#define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200-x2-node.json"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:b3fe3b765f48eed8"
+#define GPU_TOPOLOGY_PROFILE_IS_STORED 1
+
+/* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
+ * known, <NAME>_UNMEASURED when it is not known at all. */
+#define GPU_TOPOLOGY_SM_COUNT 132
+#define GPU_TOPOLOGY_CC_MAJOR 9
+#define GPU_TOPOLOGY_CC_MINOR 0
+#define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979999
+#define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
+#define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
+#define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
+#define GPU_TOPOLOGY_L1_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 189440
+#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 20480
+#define GPU_TOPOLOGY_L1_LINE_BYTES 128
+#define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
+#define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 275
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 243
+#define GPU_TOPOLOGY_L1_PER_SM 1
+#define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25199105775161
+#define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 246784
+#define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
+#define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 329
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 238
+#define GPU_TOPOLOGY_TEXTURE_PER_SM 1
+#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
+#define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
+#define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 275
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 243
+#define GPU_TOPOLOGY_READONLY_PER_SM 1
+#define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
+#define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
+#define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
+#define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
+#define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
+#define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
+#define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 94
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 415
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 321
+#define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
+#define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
+#define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
+#define GPU_TOPOLOGY_SHARED_LATENCY_CYCLES 23
+#define GPU_TOPOLOGY_SHARED_BANKS 32
+#define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
+#define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
+#define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27664347388743
+#define GPU_TOPOLOGY_L2_SIZE_BYTES 62914560
+#define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
+#define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
+#define GPU_TOPOLOGY_L2_LINE_BYTES 128
+#define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 277
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 488
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 398
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9226135400781
+#define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 675
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4394020184969
+#define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4016133511809
+#define GPU_TOPOLOGY_TLB_ENTRIES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_REACH_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_PAGE_BYTES_UNMEASURED 1
+#define GPU_TOPOLOGY_L1_TEXTURE_SAME_STORAGE 1
+#define GPU_TOPOLOGY_L1_READONLY_SAME_STORAGE 1
+#define GPU_TOPOLOGY_TEXTURE_READONLY_SAME_STORAGE 1
+#define GPU_TOPOLOGY_L1_CONSTANT_L1_SAME_STORAGE 0
+#define GPU_TOPOLOGY_TEXTURE_CONSTANT_L1_SAME_STORAGE 0
+#define GPU_TOPOLOGY_READONLY_CONSTANT_L1_SAME_STORAGE 0
+
+#ifdef __cplusplus
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#if defined(__CUDACC__)
+#define GPU_TOPOLOGY_HD __host__ __device__
+/* constexpr __device__ objects: usable in constant expressions and, at run time, in host and device code. */
+#define GPU_TOPOLOGY_FACT __device__ constexpr
+#else
+#define GPU_TOPOLOGY_HD
+#define GPU_TOPOLOGY_FACT inline constexpr
+#endif
+
+namespace gpu_topology {
+
+// Where a known value comes from.
+enum class source : unsigned char {
+    api,       // reported by the CUDA runtime
+    measured,  // measured by the probe
+    derived,   // computed from measured values
+};
+
+// A value the profile knows.
+template <typename T>
+struct known {
+    T value;
+    source from;
+    bool is_lower_bound;  // only a lower bound is known: the true value is at least `value`
+    bool vouched;         // measured cleanly (idle GPU, repeats and cross-checks agree)
+    static constexpr bool is_known = true;
+    GPU_TOPOLOGY_HD constexpr operator T() const noexcept { return value; }
+    template <typename U>
+    GPU_TOPOLOGY_HD constexpr T value_or(U) const noexcept {
+        return value;
+    }
+};
+
+// A value the probe could not measure. It converts to nothing, so it cannot
+// reach tiling arithmetic; `Why` names the quantity and holds the reason.
+template <typename T, typename Why>
+struct unknown {
+    using why = Why;  // why::reason says why it is unknown
+    static constexpr bool is_known = false;
+    static constexpr bool is_lower_bound = false;
+    static constexpr bool vouched = false;
+    template <typename U>
+    GPU_TOPOLOGY_HD constexpr T value_or(U fallback) const noexcept {
+        return static_cast<T>(fallback);
+    }
+};
+
+struct identity_t {
+    const char* device_name;
+    const char* device_uuid;
+    int cc_major;
+    int cc_minor;
+    int sm_count;
+    const char* profile_source;  // "measured" or "stored:<file>"
+    const char* profile_hash;
+    bool stored;                 // the facts were not measured on this machine
+};
+inline constexpr identity_t identity{GPU_TOPOLOGY_DEVICE_NAME, GPU_TOPOLOGY_DEVICE_UUID, 9, 0,
+                                     132, GPU_TOPOLOGY_PROFILE_SOURCE, GPU_TOPOLOGY_PROFILE_HASH,
+                                     GPU_TOPOLOGY_PROFILE_IS_STORED != 0};
+
+// ---- The facts, one object per level: gpu_topology::<object>.<member> -------
+// Why each unknown fact is unknown.
+namespace not_measured {
+struct L1_SETS {
+    static constexpr const char* reason = "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count";
+};
+struct L1_WAYS {
+    static constexpr const char* reason = "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)";
+};
+struct TEXTURE_LINE_BYTES {
+    static constexpr const char* reason = "the capacity span is the same at every stride from 32 to 512 B: sets indexed by address bits, so the line cannot be read from spans (the fetch granularity is measured)";
+};
+struct CONSTANT_L1_LINE_BYTES {
+    static constexpr const char* reason = "capacity span did not grow like a line boundary";
+};
+struct CONSTANT_L1_MISS_PENALTY_CYCLES {
+    static constexpr const char* reason = "differs between the node's devices: 66 on device 0, 70 on device 1 (tolerance 3)";
+};
+struct DSMEM_LATENCY_CYCLES {
+    static constexpr const char* reason = "differs between the node's devices: 181.5 on device 0, 191.5 on device 1 (tolerance 9)";
+};
+struct TLB_ENTRIES {
+    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
+};
+struct TLB_COVERAGE_BYTES {
+    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
+};
+struct TLB_REACH_BYTES {
+    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
+};
+struct TLB_MISS_PENALTY_CYCLES {
+    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
+};
+struct PAGE_BYTES {
+    static constexpr const char* reason = "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size";
+};
+}  // namespace not_measured
+
+struct device_facts {
+    known<std::uint32_t> sm_count;  // multiprocessors, SMs
+    known<std::uint32_t> cc_major;  // compute capability, major
+    known<std::uint32_t> cc_minor;  // compute capability, minor
+    known<std::uint32_t> sm_clock_max_khz;  // SM clock, maximum, kHz
+    known<std::uint32_t> sm_clock_khz;  // SM clock during the probe, kHz
+};
+GPU_TOPOLOGY_FACT device_facts device{
+    {132u, source::api, false, true},
+    {9u, source::api, false, true},
+    {0u, source::api, false, true},
+    {1980000u, source::api, false, true},
+    {1979999u, source::measured, false, true}};
+
+struct sm_facts {
+    known<std::uint32_t> max_threads;  // threads per SM, at most, threads
+    known<std::uint32_t> max_blocks;  // resident blocks per SM, at most, blocks
+    known<std::uint32_t> registers;  // 32-bit registers per SM, registers
+};
+GPU_TOPOLOGY_FACT sm_facts sm{
+    {2048u, source::api, false, true},
+    {32u, source::api, false, true},
+    {65536u, source::api, false, true}};
+
+struct l1_facts {
+    known<std::uint64_t> size_bytes;  // L1 data, max-L1 carveout, bytes
+    known<std::uint64_t> size_bytes_default_carveout;  // L1 data, carveout left to the driver, bytes
+    known<std::uint64_t> size_bytes_max_shared_carveout;  // L1 data, max-shared carveout, bytes
+    known<std::uint32_t> line_bytes;  // L1 line, bytes
+    known<std::uint32_t> sector_bytes;  // L1 fetch granularity, bytes
+    known<std::uint32_t> latency_cycles;  // L1 hit latency, cycles
+    known<std::uint32_t> miss_latency_cycles;  // L1 miss served by near L2, cycles
+    known<std::uint32_t> miss_penalty_cycles;  // L1 miss penalty (to L2), cycles
+    known<std::uint32_t> per_sm;  // L1 instances per SM, instances
+    unknown<std::uint32_t, not_measured::L1_SETS> sets;  // L1 sets, sets
+    unknown<std::uint32_t, not_measured::L1_WAYS> ways;  // L1 ways, ways
+    known<std::uint64_t> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT l1_facts l1{
+    {247808ull, source::measured, false, true},
+    {189440ull, source::measured, false, true},
+    {20480ull, source::measured, false, true},
+    {128u, source::measured, false, true},
+    {32u, source::measured, false, true},
+    {32u, source::measured, false, true},
+    {275u, source::measured, false, true},
+    {243u, source::derived, false, true},
+    {1u, source::measured, false, true},
+    {},
+    {},
+    {25199105775161ull, source::measured, false, true}};
+
+struct texture_facts {
+    known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
+    unknown<std::uint32_t, not_measured::TEXTURE_LINE_BYTES> line_bytes;  // texture line, bytes
+    known<std::uint32_t> sector_bytes;  // texture fetch granularity, bytes
+    known<std::uint32_t> latency_cycles;  // texture hit latency, cycles
+    known<std::uint32_t> miss_latency_cycles;  // texture miss served by near L2, cycles
+    known<std::uint32_t> miss_penalty_cycles;  // texture miss penalty (to L2), cycles
+    known<std::uint32_t> per_sm;  // texture instances per SM, instances
+};
+GPU_TOPOLOGY_FACT texture_facts texture{
+    {246784ull, source::measured, false, true},
+    {},
+    {32u, source::measured, false, true},
+    {92u, source::measured, false, true},
+    {329u, source::measured, false, true},
+    {238u, source::derived, false, true},
+    {1u, source::measured, false, true}};
+
+struct readonly_facts {
+    known<std::uint64_t> size_bytes;  // read-only, max-L1 carveout, bytes
+    known<std::uint32_t> line_bytes;  // read-only line, bytes
+    known<std::uint32_t> sector_bytes;  // read-only fetch granularity, bytes
+    known<std::uint32_t> latency_cycles;  // read-only hit latency, cycles
+    known<std::uint32_t> miss_latency_cycles;  // read-only miss served by near L2, cycles
+    known<std::uint32_t> miss_penalty_cycles;  // read-only miss penalty (to L2), cycles
+    known<std::uint32_t> per_sm;  // read-only instances per SM, instances
+};
+GPU_TOPOLOGY_FACT readonly_facts readonly{
+    {247808ull, source::measured, false, true},
+    {128u, source::measured, false, true},
+    {32u, source::measured, false, true},
+    {32u, source::measured, false, true},
+    {275u, source::measured, false, true},
+    {243u, source::derived, false, true},
+    {1u, source::measured, false, true}};
+
+struct constant_facts {
+    known<std::uint64_t> size_bytes;  // constant memory, bytes
+};
+GPU_TOPOLOGY_FACT constant_facts constant{
+    {65536ull, source::api, false, true}};
+
+struct constant_l1_facts {
+    known<std::uint64_t> size_bytes;  // constant L1, bytes
+    unknown<std::uint32_t, not_measured::CONSTANT_L1_LINE_BYTES> line_bytes;  // constant L1 line, bytes
+    known<std::uint32_t> sector_bytes;  // constant L1 fetch granularity, bytes
+    known<std::uint32_t> latency_cycles;  // constant L1 hit latency, cycles
+    unknown<std::uint32_t, not_measured::CONSTANT_L1_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // constant L1 miss penalty (to L1.5), cycles
+    known<std::uint32_t> per_sm;  // constant L1 instances per SM, instances
+};
+GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
+    {1536ull, source::measured, false, true},
+    {},
+    {64u, source::measured, false, true},
+    {28u, source::measured, false, true},
+    {},
+    {1u, source::measured, false, true}};
+
+struct constant_l15_facts {
+    known<std::uint64_t> size_bytes;  // constant L1.5, bytes
+    known<std::uint32_t> sector_bytes;  // constant L1.5 fetch granularity, bytes
+    known<std::uint32_t> latency_cycles;  // constant L1.5 hit latency, cycles
+    known<std::uint32_t> miss_latency_cycles;  // constant L1.5 miss (first touch) latency, cycles
+    known<std::uint32_t> miss_penalty_cycles;  // constant L1.5 miss penalty (to L2), cycles
+};
+GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
+    {65536ull, source::measured, true, true},
+    {256u, source::measured, false, true},
+    {94u, source::measured, false, true},
+    {415u, source::measured, false, true},
+    {321u, source::derived, false, true}};
+
+struct shared_facts {
+    known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
+    known<std::uint64_t> per_block_optin_bytes;  // shared memory per block (opt-in), bytes
+    known<std::uint32_t> reserved_per_block_bytes;  // shared memory the driver reserves per block, bytes
+    known<std::uint32_t> latency_cycles;  // shared memory load latency, cycles
+    known<std::uint32_t> banks;  // shared memory banks, banks
+    known<std::uint32_t> bank_bytes;  // shared memory bank width, bytes
+    known<std::uint32_t> conflict_latency_cycles;  // latency added per extra way of a bank conflict, cycles
+    known<std::uint32_t> conflict_issue_cycles;  // issue cycles added per extra way of a bank conflict, cycles
+    known<std::uint64_t> bandwidth_bytes_per_s;  // shared memory load bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT shared_facts shared{
+    {233472ull, source::api, false, true},
+    {232448ull, source::api, false, true},
+    {1024u, source::api, false, true},
+    {23u, source::measured, false, true},
+    {32u, source::measured, false, true},
+    {4u, source::measured, false, true},
+    {2u, source::measured, false, true},
+    {1u, source::measured, false, true},
+    {27664347388743ull, source::measured, false, true}};
+
+struct l2_facts {
+    known<std::uint64_t> size_bytes;  // L2 total, bytes
+    known<std::uint64_t> persisting_max_bytes;  // L2 set-aside for persisting accesses, at most, bytes
+    known<std::uint64_t> near_size_bytes;  // L2 an SM reuses at near latency, bytes
+    known<std::uint32_t> line_bytes;  // L2 line, bytes
+    known<std::uint32_t> sector_bytes;  // L2 fetch granularity from DRAM, bytes
+    known<std::uint32_t> near_latency_cycles;  // L2 near hit latency, cycles
+    known<std::uint32_t> far_latency_cycles;  // L2 far hit latency, cycles
+    known<std::uint32_t> miss_penalty_cycles;  // L2 near miss penalty (to DRAM), cycles
+    known<std::uint64_t> bandwidth_bytes_per_s;  // L2 read bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT l2_facts l2{
+    {62914560ull, source::api, false, true},
+    {39321600ull, source::api, false, true},
+    {28573696ull, source::measured, false, true},
+    {128u, source::measured, false, true},
+    {64u, source::measured, false, true},
+    {277u, source::measured, false, true},
+    {488u, source::measured, false, true},
+    {398u, source::derived, false, true},
+    {9226135400781ull, source::measured, false, true}};
+
+struct dram_facts {
+    known<std::uint64_t> size_bytes;  // device memory, bytes
+    known<std::uint32_t> latency_cycles;  // DRAM load latency, cycles
+    known<std::uint64_t> bandwidth_bytes_per_s;  // DRAM read bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT dram_facts dram{
+    {150109880320ull, source::api, false, true},
+    {675u, source::measured, false, true},
+    {4394020184969ull, source::measured, false, true}};
+
+struct cluster_facts {
+    known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
+    unknown<std::uint32_t, not_measured::DSMEM_LATENCY_CYCLES> remote_latency_cycles;  // load latency from another block's shared memory, cycles
+    known<std::uint64_t> remote_bandwidth_bytes_per_s;  // remote shared memory read bandwidth, all SMs, bytes/s
+};
+GPU_TOPOLOGY_FACT cluster_facts cluster{
+    {16u, source::api, false, true},
+    {},
+    {4016133511809ull, source::measured, false, true}};
+
+struct tlb_facts {
+    unknown<std::uint32_t, not_measured::TLB_ENTRIES> entries;  // first TLB level entries, entries
+    unknown<std::uint64_t, not_measured::TLB_COVERAGE_BYTES> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
+    unknown<std::uint64_t, not_measured::TLB_REACH_BYTES> reach_bytes;  // first TLB level reach (entries x coverage), bytes
+    unknown<std::uint32_t, not_measured::TLB_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
+    unknown<std::uint64_t, not_measured::PAGE_BYTES> page_bytes;  // page size the driver maps, bytes
+};
+GPU_TOPOLOGY_FACT tlb_facts tlb{
+    {},
+    {},
+    {},
+    {},
+    {}};
+
+struct sharing_facts {
+    known<bool> l1_texture;  // L1 and texture share storage, bool
+    known<bool> l1_readonly;  // L1 and read-only share storage, bool
+    known<bool> texture_readonly;  // texture and read-only share storage, bool
+    known<bool> l1_constant_l1;  // L1 and constant L1 share storage, bool
+    known<bool> texture_constant_l1;  // texture and constant L1 share storage, bool
+    known<bool> readonly_constant_l1;  // read-only and constant L1 share storage, bool
+};
+GPU_TOPOLOGY_FACT sharing_facts sharing{
+    {true, source::measured, false, true},
+    {true, source::measured, false, true},
+    {true, source::measured, false, true},
+    {false, source::measured, false, true},
+    {false, source::measured, false, true},
+    {false, source::measured, false, true}};
+
+
+// ---- L1 per launch: carveout and resident blocks -----------------------------
+// Effective L1 measured for one launch shape at one requested carveout
+// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver).
+struct l1_at_launch {
+    int carveout_percent;
+    std::uint32_t threads_per_block;
+    std::uint32_t resident_blocks;  // blocks of that shape an SM can hold there (occupancy API)
+    std::uint64_t size_bytes;
+};
+inline constexpr std::size_t l1_launch_count = 33;
+GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
+    {0, 32u, 7u, 247808ull},
+    {0, 256u, 7u, 247808ull},
+    {0, 1024u, 2u, 247808ull},
+    {-1, 32u, 32u, 189440ull},
+    {-1, 256u, 8u, 222208ull},
+    {-1, 1024u, 2u, 247808ull},
+    {1, 32u, 7u, 222208ull},
+    {1, 256u, 7u, 222208ull},
+    {1, 1024u, 2u, 222208ull},
+    {3, 32u, 7u, 189440ull},
+    {3, 256u, 7u, 189440ull},
+    {3, 1024u, 2u, 189440ull},
+    {4, 32u, 14u, 152576ull},
+    {4, 256u, 8u, 152576ull},
+    {4, 1024u, 2u, 152576ull},
+    {5, 32u, 14u, 119808ull},
+    {5, 256u, 8u, 119808ull},
+    {5, 1024u, 2u, 119808ull},
+    {7, 32u, 14u, 87040ull},
+    {7, 256u, 8u, 87040ull},
+    {7, 1024u, 2u, 87040ull},
+    {10, 32u, 28u, 20480ull},
+    {10, 256u, 8u, 20480ull},
+    {10, 1024u, 2u, 20480ull},
+    {25, 32u, 32u, 20480ull},
+    {25, 256u, 8u, 20480ull},
+    {25, 1024u, 2u, 20480ull},
+    {50, 32u, 32u, 20480ull},
+    {50, 256u, 8u, 20480ull},
+    {50, 1024u, 2u, 20480ull},
+    {100, 32u, 32u, 20480ull},
+    {100, 256u, 8u, 20480ull},
+    {100, 1024u, 2u, 20480ull}};
+// The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)
+// with blocks of `threads_per_block` threads: the largest size measured for a launch
+// at least as demanding (a carveout at least as large, blocks no larger, so no more L1).
+// 0 when no measured launch is that demanding. docs/l1-effective-capacity.md explains.
+GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block) {
+    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < l1_launch_count; ++i) {
+        const l1_at_launch& row = l1_launches[i];
+        if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;
+        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)
+            bytes = row.size_bytes;
+    }
+    return bytes;
+}
+
+// ---- Tiling helpers: built only on the facts above ---------------------------
+
+// Elements of T that fit in `bytes`.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr std::uint64_t elements_in(std::uint64_t bytes) {
+    return bytes / sizeof(T);
+}
+// Elements of T that fit in a level (any of the objects above: l1, l2, ...).
+template <typename T, typename Level, typename = decltype(Level::size_bytes)>
+GPU_TOPOLOGY_HD constexpr std::uint64_t elements_in(const Level& level) {
+    return std::uint64_t{level.size_bytes} / sizeof(T);
+}
+
+// Largest r with r^degree <= n.
+GPU_TOPOLOGY_HD constexpr std::uint64_t integer_root(std::uint64_t n, unsigned degree) {
+    const std::uint64_t limit = degree == 2 ? 4294967296ull : 2097152ull;  // roots whose power fits 64 bits
+    std::uint64_t lo = 0, hi = 1;
+    const auto power = [degree](std::uint64_t base) {
+        std::uint64_t p = 1;
+        for (unsigned i = 0; i < degree; ++i) p *= base;
+        return p;
+    };
+    while (hi < limit && power(hi) <= n) hi *= 2;
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (power(mid) <= n ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// Largest e with e*e elements of T in `bytes` (a square tile).
+template <typename T>
+GPU_TOPOLOGY_HD constexpr std::uint64_t square_tile_edge(std::uint64_t bytes) {
+    return integer_root(bytes / sizeof(T), 2);
+}
+// Largest e with e*e*e elements of T in `bytes` (a cubic tile).
+template <typename T>
+GPU_TOPOLOGY_HD constexpr std::uint64_t cubic_tile_edge(std::uint64_t bytes) {
+    return integer_root(bytes / sizeof(T), 3);
+}
+// Rounds a byte count down to whole lines of a level.
+template <typename Level>
+GPU_TOPOLOGY_HD constexpr std::uint64_t whole_lines(std::uint64_t bytes, const Level& level) {
+    const std::uint64_t line = level.line_bytes;
+    return bytes / line * line;
+}
+// Layer condition: do `layers` layers of `layer_bytes` each stay resident in `level`?
+template <typename Level>
+GPU_TOPOLOGY_HD constexpr bool layers_fit(std::uint64_t layers, std::uint64_t layer_bytes, const Level& level) {
+    return layers * layer_bytes <= std::uint64_t{level.size_bytes};
+}
+// Bytes that `count` elements of T take.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr std::uint64_t bytes_of(std::uint64_t count) {
+    return count * sizeof(T);
+}
+// Bank conflict ways when the 32 lanes of a warp read one column of a
+// shared-memory tile whose rows are `pitch` elements of T apart (lane r reads
+// row r): the most distinct bank words any one bank must deliver (lanes
+// reading the same word share it).
+template <typename T, typename Shared>
+GPU_TOPOLOGY_HD constexpr std::uint32_t column_conflict_ways(std::uint32_t pitch, const Shared& s) {
+    static_assert(sizeof(T) <= 64, "elements of at most 16 four-byte bank words");
+    const std::uint64_t banks = s.banks, width = s.bank_bytes;
+    std::uint64_t words[32 * 16] = {};  // every word the column touches (an element spans at most 16 words here)
+    std::uint32_t count = 0, most = 0;
+    for (std::uint64_t lane = 0; lane < 32; ++lane) {
+        const std::uint64_t first = lane * pitch * sizeof(T) / width;
+        const std::uint64_t last = (lane * pitch * sizeof(T) + sizeof(T) - 1) / width;
+        for (std::uint64_t word = first; word <= last && count < 32 * 16; ++word) {
+            bool seen = false;
+            for (std::uint32_t i = 0; i < count; ++i) seen = seen || words[i] == word;
+            if (seen) continue;
+            words[count++] = word;
+            std::uint32_t in_bank = 0;
+            for (std::uint32_t i = 0; i < count; ++i) in_bank += words[i] % banks == word % banks;
+            most = in_bank > most ? in_bank : most;
+        }
+    }
+    return most;
+}
+// The row pitch (elements of T, at least `columns`) of a shared-memory tile
+// whose columns a warp reads with the fewest conflict ways: e.g. 33 floats for
+// a 32-float row on 32 banks of 4 bytes. Pass gpu_topology::shared; an
+// unmeasured bank geometry does not compile.
+template <typename T, typename Shared>
+GPU_TOPOLOGY_HD constexpr std::uint32_t conflict_free_pitch(std::uint32_t columns, const Shared& s) {
+    const std::uint32_t banks = s.banks;
+    std::uint32_t best = columns, fewest = column_conflict_ways<T>(columns, s);
+    for (std::uint32_t pitch = columns + 1; pitch <= columns + banks && fewest > 1; ++pitch) {
+        const std::uint32_t ways = column_conflict_ways<T>(pitch, s);
+        if (ways < fewest) best = pitch, fewest = ways;
+    }
+    return best;
+}
+
+// Blocks of `threads_per_block` threads resident on the whole GPU at once (a
+// wave) when threads are what limits residency (registers and shared memory
+// permitting): SMs x blocks per SM.
+GPU_TOPOLOGY_HD constexpr std::uint64_t resident_blocks_per_wave(std::uint32_t threads_per_block,
+                                                                 std::uint32_t sms = device.sm_count,
+                                                                 std::uint32_t threads_per_sm = sm.max_threads) {
+    return threads_per_block == 0 ? 0 : std::uint64_t{sms} * (threads_per_sm / threads_per_block);
+}
+
+// ---- The node: the devices these facts describe and the links between them --
+// (host code; a node profile measures them, docs/node.md)
+struct node_device {
+    int index;
+    const char* name;
+    const char* uuid;
+};
+enum class link_transport : unsigned char { nvlink, nvswitch, pcie, unknown };
+
+// Called only when a program reads an unmeasured link value: in a constant
+// expression that is a compile error (this function is not constexpr), at run
+// time it stops the program with the reason instead of returning a number.
+[[noreturn]] inline void unmeasured_link_value(const char* reason) {
+    std::fprintf(stderr, "gpu_topology: a link value the probe did not measure was read: %s\n", reason);
+    std::abort();
+}
+// A value of one link: measured (value) or not (reason). Read it with get(),
+// or choose a fallback explicitly with value_or().
+struct link_value {
+    double value;
+    bool known;
+    const char* reason;  // why it is unknown
+    constexpr double get() const { return known ? value : (unmeasured_link_value(reason), 0.0); }
+    constexpr double value_or(double fallback) const { return known ? value : fallback; }
+};
+// From device `from` to device `to`: what a copy or kernel on `from` gets from `to`'s memory.
+struct peer_link {
+    int from, to;
+    bool peer_access;                // cudaDeviceCanAccessPeer(from, to)
+    link_transport transport;        // NVML: NVLink to the peer, through an NVSwitch, or PCIe
+    std::uint32_t nvlinks;           // NVLinks of `from` to `to` (nvswitch: all, into the switches)
+    link_value nominal_bytes_per_s;  // those links' NVML speeds summed, one direction
+    link_value ce_read_bytes_per_s;  // copy engine: cudaMemcpyPeerAsync on `from`'s stream, `to`'s memory into `from`'s
+    link_value ce_write_bytes_per_s;  // copy engine: cudaMemcpyPeerAsync on `from`'s stream, `from`'s memory into `to`'s
+    link_value sm_read_bytes_per_s;  // SMs of `from` load `to`'s memory (16-byte loads, every SM)
+    link_value sm_write_bytes_per_s;  // SMs of `from` store into `to`'s memory (16-byte stores, every SM)
+    link_value load_latency_ns;  // one thread of `from` chases pointers in `to`'s memory (ld.global.cg), median
+    link_value load_latency_cycles;  // the same chase in `from`'s SM clock cycles, median
+};
+namespace node {
+// Devices these facts describe: 1 unless the profile measured every device of the node
+// (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
+inline constexpr int device_count = 2;
+inline constexpr node_device devices[] = {
+    {0, "NVIDIA H200", "GPU-45146283-5028-6df4-4350-c85fbdf2c6ea"},
+    {1, "NVIDIA H200", "GPU-7fb8cdab-7af0-8f14-07d4-5dede1837342"},
+};
+// Every ordered pair of devices (from, to), measured by the probe.
+inline constexpr std::size_t link_count = 2;
+inline constexpr peer_link links[] = {
+    {0, 1, true, link_transport::nvswitch, 18u,
+     {478116000000.0, true, ""},
+     {392486221007.38, true, ""},
+     {393720442321.85999, true, ""},
+     {365087172503.58002, true, ""},
+     {367695625083.88, true, ""},
+     {851.26999999999998, true, ""},
+     {1685.5, true, ""}},
+    {1, 0, true, link_transport::nvswitch, 18u,
+     {478116000000.0, true, ""},
+     {387214194774.40002, true, ""},
+     {393738926954.71997, true, ""},
+     {364484380922.83002, true, ""},
+     {367036000465.40002, true, ""},
+     {852.26999999999998, true, ""},
+     {1687.5, true, ""}},
+};
+// The link from device `from` to device `to`; nullptr when the profile has none.
+constexpr const peer_link* find_link(int from, int to) {
+    for (std::size_t i = 0; i < link_count; ++i)
+        if (links[i].from == from && links[i].to == to) return &links[i];
+    return nullptr;
+}
+}  // namespace node
+
+}  // namespace gpu_topology
+
+#if defined(__CUDACC__) || defined(GPU_TOPOLOGY_WITH_CUDA_RUNTIME)
+// ---- Is the running GPU the one these facts describe? (host code, CUDA runtime)
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace gpu_topology {
+
+struct identity_check {
+    bool matches;           // same model: name, compute capability and SM count
+    bool same_card;         // and the very card the profile was measured on (UUID)
+    char explanation[512];  // what differs, or what was compared
+};
+
+// Compares CUDA device `device_index` with gpu_topology::identity. A stored
+// profile of the same model matches; another model, or no GPU, does not.
+inline identity_check check_running_gpu(int device_index = 0) {
+    identity_check result{false, false, {}};
+    cudaDeviceProp prop{};
+    const cudaError_t status = cudaGetDeviceProperties(&prop, device_index);
+    if (status != cudaSuccess) {
+        std::snprintf(result.explanation, sizeof result.explanation, "cannot read device %d: %s; the header describes %s",
+                      device_index, cudaGetErrorString(status), identity.device_name);
+        return result;
+    }
+    char uuid[48];
+    const auto* b = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    result.matches = std::strcmp(prop.name, identity.device_name) == 0 && prop.major == identity.cc_major &&
+                     prop.minor == identity.cc_minor && prop.multiProcessorCount == identity.sm_count;
+    result.same_card = result.matches && std::strcmp(uuid, identity.device_uuid) == 0;
+    std::snprintf(result.explanation, sizeof result.explanation,
+                  "%s: device %d is %s (cc %d.%d, %d SMs, %s); the header describes %s (cc %d.%d, %d SMs, %s)%s",
+                  result.same_card ? "same card" : result.matches ? "same model, another card" : "MISMATCH",
+                  device_index, prop.name, prop.major, prop.minor, prop.multiProcessorCount, uuid,
+                  identity.device_name, identity.cc_major, identity.cc_minor, identity.sm_count, identity.device_uuid,
+                  identity.stored ? ", from a stored profile" : "");
+    return result;
+}
+
+}  // namespace gpu_topology
+#endif
+#undef GPU_TOPOLOGY_FACT
+#endif  // __cplusplus
+#endif  // GPU_TOPOLOGY_HPP

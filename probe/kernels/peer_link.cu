@@ -1,0 +1,118 @@
+#include "cuda_check.hpp"
+#include "cuda_engine.hpp"
+#include "cuda_event.hpp"
+#include "device_buffer.hpp"
+#include "peer_link.hpp"
+
+namespace gpu_topology::kernels {
+namespace {
+
+// Grid-stride 16-byte stores: every SM of the launching device writes the peer's memory.
+__global__ void store_kernel(uint4* data, size_t pieces, unsigned value) {
+    const size_t step = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
+        data[i] = make_uint4(value, unsigned(i), value, unsigned(i >> 32));
+}
+
+int attribute(cudaDeviceAttr what, int device, const char* name) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, what, device), name);
+    return value;
+}
+
+// A stream of the current device, destroyed with its owner.
+class Stream {
+public:
+    Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
+    ~Stream() { cudaStreamDestroy(stream_); }  // cannot throw from a destructor
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return stream_; }
+
+private:
+    cudaStream_t stream_{};
+};
+
+// Seconds `work(stream)` takes on `stream`, by events recorded on it.
+template <typename Work>
+double time_on(cudaStream_t stream, Work&& work) {
+    Event begin, end;
+    check(cudaEventRecord(begin.get(), stream), "cudaEventRecord");
+    work(stream);
+    check(cudaEventRecord(end.get(), stream), "cudaEventRecord");
+    check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");
+    return ms / 1e3;
+}
+
+}  // namespace
+
+void enable_peer_access(int device, int peer) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
+    if (status == cudaErrorPeerAccessAlreadyEnabled) {
+        (void)cudaGetLastError();  // clears the (non-sticky) error this call recorded
+        return;
+    }
+    check(status, "cudaDeviceEnablePeerAccess");
+}
+
+PciLocation pci_location(int device) {
+    return {static_cast<unsigned>(attribute(cudaDevAttrPciDomainId, device, "cudaDeviceGetAttribute(PciDomainId)")),
+            static_cast<unsigned>(attribute(cudaDevAttrPciBusId, device, "cudaDeviceGetAttribute(PciBusId)")),
+            static_cast<unsigned>(attribute(cudaDevAttrPciDeviceId, device, "cudaDeviceGetAttribute(PciDeviceId)"))};
+}
+
+PeerRoute peer_route(int from, int to) {
+    PeerRoute route;
+    int can = 0;
+    check(cudaDeviceCanAccessPeer(&can, from, to), "cudaDeviceCanAccessPeer");
+    route.peer_access = can != 0;
+    int value = 0;
+    if (cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrPerformanceRank, from, to) == cudaSuccess)
+        route.performance_rank = value;
+    else
+        (void)cudaGetLastError();
+    if (cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrNativeAtomicSupported, from, to) == cudaSuccess)
+        route.native_atomics = value != 0;
+    else
+        (void)cudaGetLastError();
+    return route;
+}
+
+PeerTransfers time_peer_transfers(int from, int to, std::size_t bytes, unsigned repeats) {
+    enable_peer_access(from, to);
+    check(cudaSetDevice(to), "cudaSetDevice(peer)");
+    DeviceBuffer<unsigned char> remote(bytes);
+    check(cudaSetDevice(from), "cudaSetDevice");
+    DeviceBuffer<unsigned char> local(bytes);
+    check(cudaMemset(local.get(), 1, bytes), "cudaMemset(local)");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    const int sms = attribute(cudaDevAttrMultiProcessorCount, from, "cudaDeviceGetAttribute(MultiProcessorCount)");
+    Stream stream;
+
+    const auto read = [&](cudaStream_t s) {
+        check(cudaMemcpyPeerAsync(local.get(), from, remote.get(), to, bytes, s), "cudaMemcpyPeerAsync(read)");
+    };
+    const auto write = [&](cudaStream_t s) {
+        check(cudaMemcpyPeerAsync(remote.get(), to, local.get(), from, bytes, s), "cudaMemcpyPeerAsync(write)");
+    };
+    const auto store = [&](cudaStream_t s) {
+        store_kernel<<<sms * 2, 1024, 0, s>>>(reinterpret_cast<uint4*>(remote.get()), bytes / 16, 7u);
+        // Launch errors now; execution errors at the checked cudaEventSynchronize that ends the
+        // timing (a device-wide synchronize here would add its own latency to every repeat).
+        check(cudaGetLastError(), "launch of store_kernel");
+    };
+    PeerTransfers result;
+    const auto series = [&](auto&& work, std::vector<double>& rates) {
+        time_on(stream.get(), work);  // untimed: first touch of the route
+        for (unsigned i = 0; i < repeats; ++i) rates.push_back(double(bytes) / time_on(stream.get(), work));
+    };
+    series(read, result.ce_read);
+    series(write, result.ce_write);
+    series(store, result.sm_write);
+    return result;
+}
+
+}  // namespace gpu_topology::kernels

@@ -1,0 +1,78 @@
+#include "node.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gpu_topology::model {
+
+using profile::Json;
+
+std::size_t link_quantity_index(std::string_view member) {
+    for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
+        if (kLinkQuantities[i].member == member) return i;
+    throw std::out_of_range("no link quantity '" + std::string(member) + "'");
+}
+
+namespace {
+
+double rounded(double v) { return std::round(v * 100) / 100; }
+
+Json value_json(const LinkQuantity& q, const LinkValue& v) {
+    Json j = Json::object();
+    if (!v.value) {
+        j["value"] = nullptr;
+        j["unit"] = q.unit;
+        j["reason"] = v.reason;
+        return j;
+    }
+    j["value"] = rounded(*v.value);
+    j["unit"] = q.unit;
+    Json spread = Json::object();
+    spread["min"] = rounded(v.min);
+    spread["max"] = rounded(v.max);
+    spread["repeats"] = v.repeats;
+    j["spread"] = std::move(spread);
+    return j;
+}
+
+Json route_json(const LinkRoute& r) {
+    Json j = Json::object();
+    j["peer_access"] = r.peer_access;
+    j["performance_rank"] = r.performance_rank;
+    j["native_atomics"] = r.native_atomics;
+    j["transport"] = r.transport;
+    j["nvlinks"] = r.nvlinks;
+    j["nominal_bytes_per_s"] = r.nominal_bytes_per_s ? Json(*r.nominal_bytes_per_s) : Json(nullptr);
+    j["source"] = r.route_source;
+    return j;
+}
+
+}  // namespace
+
+Json to_json(const NodeTopology& node) {
+    Json j = Json::object();
+    j["schema"] = kNodeSchema;
+    Json probe = Json::object();
+    probe["version"] = node.probe_version;
+    probe["duration_s"] = rounded(node.duration_s);
+    probe["slowest_device_s"] = rounded(node.slowest_device_s);
+    probe["links_s"] = rounded(node.links_s);
+    j["probe"] = std::move(probe);
+    Json devices = Json::array();
+    for (const auto& d : node.devices) devices.push_back(d);
+    j["devices"] = std::move(devices);
+    Json links = Json::array();
+    for (const auto& link : node.links) {
+        Json l = Json::object();
+        l["from"] = link.from;
+        l["to"] = link.to;
+        l["route"] = route_json(link.route);
+        for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
+            l[kLinkQuantities[i].member] = value_json(kLinkQuantities[i], link.values[i]);
+        links.push_back(std::move(l));
+    }
+    j["links"] = std::move(links);
+    return j;
+}
+
+}  // namespace gpu_topology::model

@@ -1,0 +1,254 @@
+#include "node_profile.hpp"
+
+#include "../model/agreement.hpp"
+#include "../model/node.hpp"
+#include "../model/serialize.hpp"
+#include "profile.hpp"
+
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace gpu_topology::profile {
+
+using model::kLinkQuantities;
+
+bool is_node_document(const Json& document) {
+    const Json* schema = document.is_object() ? document.find("schema") : nullptr;
+    return schema && schema->is_string() && schema->as_string() == model::kNodeSchema;
+}
+
+namespace {
+
+std::string show(const Json* value) {
+    if (!value) return "absent";
+    auto text = value->dump(-1);
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
+bool whole(double v) { return std::isfinite(v) && v == std::floor(v); }
+
+class NodeChecker {
+public:
+    std::vector<std::string> errors;
+
+    void fail(const std::string& path, const std::string& what, const Json* value) {
+        errors.push_back(path + ": " + what + " (" + show(value) + ")");
+    }
+    const Json* field(const Json& object, const std::string& path, const char* key, std::string_view type) {
+        const Json* node = object.find(key);
+        const std::string at = path + "." + key;
+        if (!node) {
+            errors.push_back(at + ": missing");
+            return nullptr;
+        }
+        if (node->type_name() != type) {
+            fail(at, "expected " + std::string(type) + ", got " + std::string(node->type_name()), node);
+            return nullptr;
+        }
+        return node;
+    }
+    std::optional<double> number(const Json& object, const std::string& path, const char* key, double min, double max,
+                                 bool integer) {
+        const Json* n = field(object, path, key, "number");
+        if (!n) return std::nullopt;
+        const double v = n->as_number();
+        if (!std::isfinite(v) || v < min || v > max) {
+            fail(path + "." + key, "must lie in [" + format_number(min) + ", " + format_number(max) + "]", n);
+            return std::nullopt;
+        }
+        if (integer && !whole(v)) {
+            fail(path + "." + key, "must be a whole number", n);
+            return std::nullopt;
+        }
+        return v;
+    }
+    void text(const Json& object, const std::string& path, const char* key, bool non_empty) {
+        const Json* s = field(object, path, key, "string");
+        if (!s) return;
+        if (!is_safe_text(s->as_string()) || s->as_string().size() > 4096)
+            fail(path + "." + key, "must be text without control characters, at most 4096 bytes", s);
+        else if (non_empty && s->as_string().empty())
+            fail(path + "." + key, "must not be empty", s);
+    }
+
+    void probe(const Json& node) {
+        const Json* probe = field(node, "(node)", "probe", "object");
+        if (!probe) return;
+        text(*probe, "probe", "version", true);
+        for (const char* key : {"duration_s", "slowest_device_s", "links_s"}) number(*probe, "probe", key, 0, 1e6, false);
+    }
+
+    // Each device record is a whole profile; its errors are named under devices[i].
+    std::size_t devices(const Json& node) {
+        const Json* devices = field(node, "(node)", "devices", "array");
+        if (!devices) return 0;
+        const auto& list = devices->as_array();
+        if (list.empty() || list.size() > model::kMaxNodeDevices) {
+            fail("devices", "must list 1 to " + std::to_string(model::kMaxNodeDevices) + " devices", devices);
+            return 0;
+        }
+        std::set<std::string> uuids;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string at = "devices[" + std::to_string(i) + "]";
+            const auto problems = validate(list[i]);
+            for (const auto& p : problems) errors.push_back(at + "." + p);
+            if (!problems.empty()) continue;
+            const Json* index = list[i].at_path("device.index");
+            if (!index || !index->is_number() || index->as_number() != double(i))
+                fail(at + ".device.index", "must be " + std::to_string(i) + ": devices are listed in index order", index);
+            if (!uuids.insert(list[i].at_path("device.uuid")->as_string()).second)
+                fail(at + ".device.uuid", "appears twice", list[i].at_path("device.uuid"));
+        }
+        return list.size();
+    }
+
+    void route(const Json& link, const std::string& path) {
+        const Json* route = field(link, path, "route", "object");
+        if (!route) return;
+        const std::string at = path + ".route";
+        field(*route, at, "peer_access", "boolean");
+        field(*route, at, "native_atomics", "boolean");
+        number(*route, at, "performance_rank", -1, 1000, true);
+        number(*route, at, "nvlinks", 0, 64, true);
+        if (const Json* t = field(*route, at, "transport", "string")) {
+            static const std::set<std::string> kTransports{"nvlink", "nvswitch", "pcie", "unknown"};
+            if (!kTransports.count(t->as_string()))
+                fail(at + ".transport", "must be nvlink, nvswitch, pcie or unknown", t);
+        }
+        if (const Json* nominal = route->find("nominal_bytes_per_s"); !nominal || !nominal->is_null())
+            number(*route, at, "nominal_bytes_per_s", 1e6, 1e14, false);
+        text(*route, at, "source", true);
+    }
+
+    void value(const Json& link, const std::string& path, const model::LinkQuantity& q) {
+        const std::string at = path + "." + std::string(q.member);
+        const Json* v = field(link, path, std::string(q.member).c_str(), "object");
+        if (!v) return;
+        if (const Json* unit = field(*v, at, "unit", "string"); unit && unit->as_string() != q.unit)
+            fail(at + ".unit", "must be " + std::string(q.unit), unit);
+        const Json* number_node = v->find("value");
+        if (number_node && number_node->is_null()) {
+            text(*v, at, "reason", true);
+            return;
+        }
+        const auto median = number(*v, at, "value", q.min, q.max, false);
+        const Json* spread = field(*v, at, "spread", "object");
+        if (!spread || !median) return;
+        const auto lo = number(*spread, at + ".spread", "min", q.min, q.max, false);
+        const auto hi = number(*spread, at + ".spread", "max", q.min, q.max, false);
+        number(*spread, at + ".spread", "repeats", 1, 1e6, true);
+        if (lo && hi && !(*lo <= *median && *median <= *hi))
+            fail(at + ".spread", "must bracket the value: min <= value <= max", spread);
+    }
+
+    void links(const Json& node, std::size_t device_count) {
+        const Json* links = field(node, "(node)", "links", "array");
+        if (!links) return;
+        std::set<std::pair<int, int>> pairs;
+        const auto& list = links->as_array();
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string at = "links[" + std::to_string(i) + "]";
+            if (!list[i].is_object()) {
+                fail(at, "expected object", &list[i]);
+                continue;
+            }
+            const double last = device_count == 0 ? 0 : double(device_count - 1);
+            const auto from = number(list[i], at, "from", 0, last, true);
+            const auto to = number(list[i], at, "to", 0, last, true);
+            if (from && to && *from == *to) fail(at + ".to", "a link joins two different devices", list[i].find("to"));
+            if (from && to && !pairs.insert({int(*from), int(*to)}).second)
+                fail(at, "a second link from " + format_number(*from) + " to " + format_number(*to), nullptr);
+            route(list[i], at);
+            for (const auto& q : kLinkQuantities) value(list[i], at, q);
+        }
+    }
+};
+
+}  // namespace
+
+std::vector<std::string> validate_node(const Json& node) {
+    NodeChecker check;
+    if (!is_node_document(node)) {
+        const Json* schema = node.is_object() ? node.find("schema") : nullptr;
+        check.fail("schema", "not a node profile (" + std::string(model::kNodeSchema) + ")", schema);
+        return check.errors;
+    }
+    check.probe(node);
+    check.links(node, check.devices(node));
+    return check.errors;
+}
+
+Json load_any_profile_text(std::string_view text, const std::string& source) {
+    Json document;
+    try {
+        document = Json::parse(text, source);
+    } catch (const JsonError& e) {
+        throw ProfileError(e.what());
+    }
+    if (!is_node_document(document)) return load_profile_text(text, source);
+    const auto errors = validate_node(document);
+    if (!errors.empty()) {
+        std::string message = source + ": invalid node profile:";
+        for (const auto& e : errors) message += "\n  " + e;
+        throw ProfileError(message);
+    }
+    return document;
+}
+
+Json load_any_profile(const std::filesystem::path& file) {
+    return load_any_profile_text(read_profile_bytes(file), file.string());
+}
+
+namespace {
+
+// The member `path` names ("caches.l2.size_bytes") inside `root`, created as needed.
+Json& member_at(Json& root, std::string_view path) {
+    Json* node = &root;
+    while (!path.empty()) {
+        const auto dot = path.find('.');
+        node = &(*node)[path.substr(0, dot)];
+        path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    }
+    return *node;
+}
+
+}  // namespace
+
+NodeFacts node_facts(const Json& document) {
+    NodeFacts result;
+    const auto& devices = document.find("devices")->as_array();
+    const Json& first = devices.front();
+    result.facts = first;
+    for (std::size_t i = 1; i < devices.size(); ++i) {
+        const std::string device = "device " + std::to_string(i) + ": ";
+        const auto& name_a = first.at_path("device.name")->as_string();
+        const auto& name_b = devices[i].at_path("device.name")->as_string();
+        if (name_a != name_b) result.model_differences.push_back(device + "model " + name_b + ", device 0: " + name_a);
+        for (const auto& q : model::kQuantities) {
+            if (q.stage == "warm-up") continue;  // the clock a run happened to get, not the hardware
+            const auto x = read_quantity(first, q), y = read_quantity(devices[i], q);
+            if (!x.value || !y.value) continue;  // unmeasured on one of them: nothing to compare
+            if (x.source == "api" || y.source == "api") {
+                if (*x.value != *y.value)
+                    result.model_differences.push_back(device + std::string(q.name) + " " + format_number(*y.value) +
+                                                       ", device 0: " + format_number(*x.value) +
+                                                       " (reported by the CUDA runtime)");
+                continue;
+            }
+            if (!x.doubt.empty() || !y.doubt.empty()) continue;  // not vouched for: the header says so already
+            const double tolerance = model::agreement_tolerance(q, std::abs(*x.value));
+            if (std::abs(*x.value - *y.value) <= tolerance || !read_quantity(result.facts, q).value) continue;
+            const std::string why = "differs between the node's devices: " + format_number(*x.value) +
+                                    " on device 0, " + format_number(*y.value) + " on device " + std::to_string(i) +
+                                    " (tolerance " + format_number(std::round(tolerance)) + ")";
+            member_at(result.facts, q.path) = model::unmeasured_json(q, why);
+            result.withheld.push_back(std::string(q.name) + ": " + why);
+        }
+    }
+    if (!result.model_differences.empty()) result.facts = Json();
+    return result;
+}
+
+}  // namespace gpu_topology::profile

@@ -1,0 +1,32 @@
+#pragma once
+// A node profile (model/node.hpp, schema gpu-topology-node/1) -> what the
+// header, the CMake variables, the table and the picture add for a node.
+// Single-device profiles describe a node of one device without links.
+#include "../profile/json.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace gpu_topology::render {
+
+// The facts the header holds: a single profile itself, or a node's common
+// facts (profile::node_facts); throws std::invalid_argument naming what
+// differs when a node's devices are not one model.
+profile::Json facts_of(const profile::Json& document);
+
+// The header's gpu_topology::node data (devices, links) for either schema.
+std::string node_section(const profile::Json& document);
+// The table's lines for the node: its devices and every link; empty for a single device.
+std::string node_table(const profile::Json& document);
+// CMake variables: GPU_TOPOLOGY_DEVICE_COUNT and GPU_TOPOLOGY_DEVICE_UUIDS.
+std::string node_cmake(const profile::Json& document);
+
+// The node's picture (render/node_svg.cpp): one self-contained SVG document in
+// the style of the hierarchy picture (render/svg.hpp): the devices, and the
+// matrix of links (from = row, to = column), each cell with its transport,
+// bandwidths and latency.
+std::string node_svg(const profile::Json& node);
+// node_svg written through profile::write_file_atomically.
+void write_node_svg(const profile::Json& node, const std::filesystem::path& file);
+
+}  // namespace gpu_topology::render

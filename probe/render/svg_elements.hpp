@@ -1,0 +1,120 @@
+#pragma once
+// The drawing primitives both pictures share (render/svg.cpp: the hierarchy,
+// render/node_svg.cpp: the node): numbers written without a locale, text
+// clipped and escaped, and one function per element, so every byte of either
+// document is written in one place and the same input gives the same bytes.
+//
+// Header-only (inline): the two pictures need no extra source file.
+#include "../profile/json.hpp"
+#include "svg.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace gpu_topology::render::svg_elements {
+
+// UTF-8 spelled out: u8"" literals are char8_t in C++20 and do not mix with std::string.
+inline constexpr std::string_view kDot = " \xc2\xb7 ";         // " · "
+inline constexpr std::string_view kEllipsis = "\xe2\x80\xa6";  // "…"
+
+inline constexpr std::string_view kInk = "#222";
+inline constexpr std::string_view kMuted = "#666";
+inline constexpr std::string_view kGrid = "#e4e4e4";
+
+// --- numbers ----------------------------------------------------------------------
+
+// Fixed point with trailing zeros trimmed. to_chars, not printf: no locale can
+// change a byte, so the same profile always gives the same document.
+inline std::string fixed(double value, int decimals) {
+    if (!std::isfinite(value)) value = 0;
+    char buffer[64];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+    if (ec != std::errc{}) return "0";
+    std::string s(buffer, end);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0') s.pop_back();
+        if (s.back() == '.') s.pop_back();
+    }
+    return s == "-0" ? "0" : s;
+}
+
+// Coordinates: a tenth of a pixel is finer than any screen shows.
+inline std::string px(double value) { return fixed(value, 1); }
+
+// About three significant digits, for labels.
+inline std::string compact(double value) { return fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2); }
+
+// --- text -------------------------------------------------------------------------
+
+// At most `max_bytes` of `text`, cut on a character boundary, "…" when cut: a
+// long name must not run across the picture.
+inline std::string clip(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return std::string(text);
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+    return std::string(text.substr(0, cut)) + std::string(kEllipsis);
+}
+
+// A rough width of `s` at 11 px sans-serif, to size backdrops and columns.
+inline double text_width(std::string_view s) {
+    std::size_t characters = 0;
+    for (const char c : s) characters += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+    return 6.2 * static_cast<double>(characters);
+}
+
+// The string at a dotted path, or "" when it is absent or not a string.
+inline std::string string_at(const profile::Json& root, std::string_view path) {
+    const profile::Json* node = root.at_path(path);
+    return node && node->is_string() ? node->as_string() : std::string{};
+}
+
+// --- elements ---------------------------------------------------------------------
+
+inline std::string attribute(std::string_view name, double value) {
+    return " " + std::string(name) + "=\"" + px(value) + "\"";
+}
+
+// The root element: a white canvas of `width` x `height` in the pictures' font.
+inline void open_svg(std::string& out, double width, double height) {
+    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) + "\" height=\"" + px(height) +
+           "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
+           "\" font-family=\"sans-serif\" font-size=\"11\" fill=\"" + std::string(kInk) + "\">\n";
+}
+inline void close_svg(std::string& out) { out += "</svg>\n"; }
+
+// Every element is written by one of these. `style` is always a constant of
+// the picture's code; only `content` and titles carry text from the profile, escaped.
+inline void text(std::string& out, double x, double y, std::string_view content, std::string_view style = {}) {
+    out += "<text" + attribute("x", x) + attribute("y", y);
+    if (!style.empty()) out += " " + std::string(style);
+    out += ">" + xml_escape(content) + "</text>\n";
+}
+
+inline std::string title(std::string_view content) { return "<title>" + xml_escape(content) + "</title>"; }
+
+inline void line(std::string& out, double x1, double y1, double x2, double y2, std::string_view style) {
+    out += "<line" + attribute("x1", x1) + attribute("y1", y1) + attribute("x2", x2) + attribute("y2", y2) + " " +
+           std::string(style) + "/>\n";
+}
+
+inline void rect(std::string& out, double x, double y, double w, double h, std::string_view style,
+                 std::string_view tooltip = {}) {
+    out += "<rect" + attribute("x", x) + attribute("y", y) + attribute("width", std::max(w, 0.0)) +
+           attribute("height", std::max(h, 0.0)) + " " + std::string(style);
+    out += tooltip.empty() ? "/>\n" : ">" + title(tooltip) + "</rect>\n";
+}
+
+// A group: its <title> is the tooltip of everything in it.
+inline void open_group(std::string& out, std::string_view css_class, std::string_view tooltip = {}) {
+    out += "<g class=\"" + std::string(css_class) + "\">";
+    if (!tooltip.empty()) out += title(tooltip);
+    out += "\n";
+}
+inline void close_group(std::string& out) { out += "</g>\n"; }
+
+}  // namespace gpu_topology::render::svg_elements

@@ -1,0 +1,185 @@
+// Node profiles: validation, whether the devices are alike, and what the header
+// and the table say of a node. The devices are the stored, measured profiles;
+// the link numbers below are synthetic test inputs, not measurements.
+#include "model/node.hpp"
+#include "profile/node_profile.hpp"
+#include "profile/profile.hpp"
+#include "render/node.hpp"
+#include "render/render.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace gpu_topology;
+using profile::Json;
+
+Json stored(const char* name) { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/" + name); }
+
+Json as_device(Json profile, int index, const std::string& uuid) {
+    profile["device"]["index"] = index;
+    profile["device"]["uuid"] = uuid;
+    return profile;
+}
+
+model::Link synthetic_link(int from, int to) {
+    model::Link link;
+    link.from = from;
+    link.to = to;
+    link.route = {.peer_access = true, .performance_rank = 0, .native_atomics = true, .transport = "nvlink",
+                  .nvlinks = 18, .nominal_bytes_per_s = 450e9, .route_source = "test input"};
+    for (std::size_t i = 0; i < link.values.size(); ++i) {
+        const double typical = model::kLinkQuantities[i].unit == "bytes/s" ? 300e9 : 1000;
+        link.values[i] = {.value = typical, .min = 0.9 * typical, .max = 1.1 * typical, .repeats = 5};
+    }
+    link.values[model::link_quantity_index("load_latency_ns")].value.reset();
+    link.values[model::link_quantity_index("load_latency_ns")].reason = "a reason \"with quotes\"";
+    return link;
+}
+
+Json two_h200s() {
+    model::NodeTopology node;
+    node.probe_version = "test";
+    node.duration_s = 4;
+    node.slowest_device_s = 3.5;
+    node.links_s = 0.5;
+    node.devices = {as_device(stored("nvidia-h200.json"), 0, "GPU-aaaa"), as_device(stored("nvidia-h200.json"), 1, "GPU-bbbb")};
+    node.links = {synthetic_link(0, 1), synthetic_link(1, 0)};
+    return model::to_json(node);
+}
+
+bool names(const std::vector<std::string>& errors, const std::string& field) {
+    for (const auto& e : errors)
+        if (e.rfind(field, 0) == 0) return true;
+    return false;
+}
+
+TEST(Node, TwoStoredDevicesWithLinksAreAValidNodeProfile) {
+    const auto node = two_h200s();
+    EXPECT_TRUE(profile::is_node_document(node));
+    EXPECT_EQ(profile::validate_node(node), std::vector<std::string>{});
+    // and it survives printing and loading again
+    EXPECT_NO_THROW(profile::load_any_profile_text(node.dump(), "node.json"));
+}
+
+TEST(Node, SingleProfilesStillLoadThroughEitherReader) {
+    const auto single = stored("nvidia-h100.json");
+    EXPECT_FALSE(profile::is_node_document(single));
+    EXPECT_NO_THROW(profile::load_any_profile_text(single.dump(), "single.json"));
+}
+
+TEST(Node, BadLinkValuesAreNamedByField) {
+    auto node = two_h200s();
+    auto& link = node["links"].as_array()[0];
+    link["ce_read_bytes_per_s"]["value"] = -5;
+    link["sm_read_bytes_per_s"]["unit"] = "GB/s";
+    link["sm_write_bytes_per_s"]["spread"]["min"] = 400e9;  // above the value: no longer brackets it
+    link["load_latency_ns"]["reason"] = "";
+    link["route"]["transport"] = "carrier pigeon";
+    link["route"]["nvlinks"] = 1.5;
+    const auto errors = profile::validate_node(node);
+    EXPECT_TRUE(names(errors, "links[0].ce_read_bytes_per_s.value: must lie in")) << errors.front();
+    EXPECT_TRUE(names(errors, "links[0].sm_read_bytes_per_s.unit: must be bytes/s"));
+    EXPECT_TRUE(names(errors, "links[0].sm_write_bytes_per_s.spread: must bracket the value"));
+    EXPECT_TRUE(names(errors, "links[0].load_latency_ns.reason: must not be empty"));
+    EXPECT_TRUE(names(errors, "links[0].route.transport"));
+    EXPECT_TRUE(names(errors, "links[0].route.nvlinks: must be a whole number"));
+}
+
+TEST(Node, LinksJoinTwoDifferentListedDevicesOnce) {
+    auto node = two_h200s();
+    auto& links = node["links"].as_array();
+    links[1]["from"] = 0;
+    links[1]["to"] = 1;  // the pair 0 -> 1 again
+    EXPECT_TRUE(names(profile::validate_node(node), "links[1]: a second link from 0 to 1"));
+    links[1]["to"] = 0;
+    EXPECT_TRUE(names(profile::validate_node(node), "links[1].to: a link joins two different devices"));
+    links[1]["to"] = 2;
+    EXPECT_TRUE(names(profile::validate_node(node), "links[1].to: must lie in [0, 1]"));
+}
+
+TEST(Node, EveryDeviceIsValidatedAsAProfileOfItsOwn) {
+    auto node = two_h200s();
+    auto& devices = node["devices"].as_array();
+    devices[1]["caches"]["l1"]["line_bytes"]["value"] = 100;  // not a power of two
+    EXPECT_TRUE(names(profile::validate_node(node), "devices[1].caches.l1.line_bytes.value"));
+    devices[1] = as_device(stored("nvidia-h200.json"), 1, "GPU-aaaa");
+    EXPECT_TRUE(names(profile::validate_node(node), "devices[1].device.uuid: appears twice"));
+    devices[1] = as_device(stored("nvidia-h200.json"), 3, "GPU-bbbb");
+    EXPECT_TRUE(names(profile::validate_node(node), "devices[1].device.index: must be 1"));
+    node["devices"] = Json::array();
+    EXPECT_TRUE(names(profile::validate_node(node), "devices: must list 1 to 64 devices"));
+}
+
+TEST(Node, TwoCardsOfOneModelShareEveryFact) {
+    const auto common = profile::node_facts(two_h200s());
+    EXPECT_EQ(common.model_differences, std::vector<std::string>{});
+    EXPECT_EQ(common.withheld, std::vector<std::string>{});
+    EXPECT_EQ(profile::read_quantity(common.facts, "L1_SIZE_BYTES").value,
+              profile::read_quantity(stored("nvidia-h200.json"), "L1_SIZE_BYTES").value);
+}
+
+TEST(Node, AMeasuredValueBeyondTheToleranceIsWithheldNotAveraged) {
+    auto node = two_h200s();
+    auto& latency = node["devices"].as_array()[1]["caches"]["dram"]["latency_cycles"]["p50"];
+    const double first = latency.as_number();
+    latency = first * 1.10;  // 10 %: beyond the 5 % a re-measured latency may differ
+    const auto common = profile::node_facts(node);
+    EXPECT_EQ(common.model_differences, std::vector<std::string>{});
+    ASSERT_EQ(common.withheld.size(), 1u);
+    EXPECT_EQ(common.withheld[0].rfind("DRAM_LATENCY_CYCLES: differs between the node's devices", 0), 0u)
+        << common.withheld[0];
+    const auto v = profile::read_quantity(common.facts, "DRAM_LATENCY_CYCLES");
+    EXPECT_FALSE(v.value);
+    EXPECT_NE(v.reason.find("on device 1"), std::string::npos) << v.reason;
+    EXPECT_EQ(profile::validate(common.facts), std::vector<std::string>{});  // still a valid profile
+    // and the header makes it unknown: code that uses it does not compile
+    const auto header = render::render_header(node, {}, render::embedded_header_template());
+    EXPECT_NE(header.find("GPU_TOPOLOGY_DRAM_LATENCY_CYCLES_UNMEASURED"), std::string::npos);
+}
+
+TEST(Node, AnotherModelHasNoCommonFactsAndTheHeaderRefusesIt) {
+    auto node = two_h200s();
+    node["devices"].as_array()[1] = as_device(stored("nvidia-h100.json"), 1, "GPU-bbbb");
+    const auto common = profile::node_facts(node);
+    ASSERT_FALSE(common.model_differences.empty());
+    EXPECT_EQ(common.model_differences[0], "device 1: model NVIDIA H100 80GB HBM3, device 0: NVIDIA H200");
+    EXPECT_TRUE(common.facts.is_null());
+    EXPECT_THROW(render::render_header(node, {}, render::embedded_header_template()), std::invalid_argument);
+    // The table still shows the node, and says why there are no common facts.
+    EXPECT_NE(render::render_table(node, {}, false).find("not one model"), std::string::npos);
+}
+
+TEST(Node, HeaderListsTheDevicesAndEveryLinkWithItsUnmeasuredReason) {
+    const auto node = two_h200s();
+    const auto header = render::render_header(node, {}, render::embedded_header_template());
+    EXPECT_NE(header.find("inline constexpr int device_count = 2;"), std::string::npos);
+    EXPECT_NE(header.find("{1, \"NVIDIA H200\", \"GPU-bbbb\"}"), std::string::npos);
+    EXPECT_NE(header.find("inline constexpr std::size_t link_count = 2;"), std::string::npos);
+    EXPECT_NE(header.find("link_value load_latency_ns;"), std::string::npos);
+    EXPECT_NE(header.find("{0.0, false, \"a reason \\\"with quotes\\\"\"}"), std::string::npos);
+    // The facts are device 0's.
+    EXPECT_NE(header.find("#define GPU_TOPOLOGY_DEVICE_UUID \"GPU-aaaa\""), std::string::npos);
+}
+
+TEST(Node, SingleProfileIsANodeOfOneWithoutLinks) {
+    const auto header = render::render_header(stored("nvidia-h100.json"), {}, render::embedded_header_template());
+    EXPECT_NE(header.find("inline constexpr int device_count = 1;"), std::string::npos);
+    EXPECT_NE(header.find("constexpr const peer_link* find_link(int, int) { return nullptr; }"), std::string::npos);
+    EXPECT_EQ(render::node_table(stored("nvidia-h100.json")), "");
+}
+
+TEST(Node, TableAndCMakeNameEveryDeviceAndLink) {
+    const auto node = two_h200s();
+    const auto table = render::render_table(node, {}, false);
+    EXPECT_NE(table.find("node: 2 devices"), std::string::npos);
+    EXPECT_NE(table.find("link 1 -> 0: nvlink x18, nominal 450.0 GB/s"), std::string::npos);
+    EXPECT_NE(table.find("not measured (a reason \"with quotes\")"), std::string::npos);
+    const auto cmake = render::render_cmake(node, {});
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_COUNT 2)"), std::string::npos);
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_UUIDS \"GPU-aaaa;GPU-bbbb\")"), std::string::npos);
+}
+
+}  // namespace
