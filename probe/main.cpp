@@ -60,7 +60,8 @@ commands:
             print the device identity as one JSON line (every device: a JSON array)
   render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
             write gpu_topology.hpp / CMake variables from a profile or a node profile
-            (a node's devices must agree; otherwise it names what differs and fails)
+            (a node's devices must be one model, else it names what differs and fails;
+            measured values that differ between them are withheld: docs/node.md)
   show      PROFILE [--summary]   print the profile as a table
   svg       PROFILE [--output FILE|-]   draw the profile's hierarchy (latency curve, levels, bandwidths),
             or a node profile's devices and links
@@ -157,6 +158,14 @@ int device_index(const Args& args) {
     } catch (const std::exception&) {
     }
     throw UsageError("--device: '" + *text + "' is not a device index");
+}
+
+// --all-devices measures a node: the options that name one device's files do not apply.
+void check_all_devices_options(const Args& args) {
+    (void)device_index(args);  // refuses --device beside --all-devices
+    if (!args.has("--all-devices")) return;
+    for (const char* alone : {"--raw", "--record"})
+        if (args.has(alone)) throw UsageError(std::string(alone) + " measures one device; not with --all-devices");
 }
 
 benchmarks::ProbeOptions probe_options(const Args& args) {
@@ -434,9 +443,7 @@ int cmd_identity(const Args& args) {
 }
 
 int cmd_probe_all(const Args& args) {
-    for (const char* alone : {"--raw", "--record"})
-        if (args.has(alone)) throw UsageError(std::string(alone) + " measures one device; not with --all-devices");
-    (void)device_index(args);
+    check_all_devices_options(args);
     const auto options = probe_options(args);
     const auto devices = all_devices();
     if (devices.empty()) return kNoGpu;
@@ -567,10 +574,13 @@ int no_cuda(const Args&) {
                          "replay and docs work)\n");
     return kNoGpu;
 }
-int cmd_identity(const Args& a) { return no_cuda(a); }
+int cmd_identity(const Args& a) {
+    (void)device_index(a);  // usage errors first
+    return no_cuda(a);
+}
 int cmd_probe(const Args& a) {
     (void)probe_options(a);  // usage errors first: they do not depend on a GPU
-    (void)device_index(a);
+    check_all_devices_options(a);
     return no_cuda(a);
 }
 int cmd_check(const Args& a) {

@@ -1,7 +1,8 @@
 # Usage errors exit 2, naming the problem, whether or not a GPU is present.
 #   cmake -DPROBE=... -P usage.cmake
 foreach(case "nonsense" "probe;--bogus" "probe;--level;thorough" "probe;--budget;-1" "probe;--device;x"
-             "render" "validate;a.json;b.json" "check" "compare;only-one.json" "replay")
+             "render" "validate;a.json;b.json" "check" "compare;only-one.json" "replay"
+             "probe;--all-devices;--device;1" "probe;--all-devices;--raw;dir" "identity;--all-devices;--device;0")
   execute_process(COMMAND "${PROBE}" ${case} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 2)
     message(FATAL_ERROR "'${case}' exited ${rc}, not 2 (usage error):\n${err}")
