@@ -134,7 +134,7 @@ std::string node_section(const Json& document) {
     return out;
 }
 
-std::string node_table(const Json& document) {
+std::string node_table(const Json& document, bool full) {
     const auto& links = links_of(document);
     if (!profile::is_node_document(document)) return {};
     const auto devices = devices_of(document);
@@ -154,6 +154,11 @@ std::string node_table(const Json& document) {
             char text[48];
             std::snprintf(text, sizeof text, ", nominal %.1f GB/s", nominal->as_number() / 1e9);
             out += text;
+        }
+        if (!full) {  // one line a link: a node of 8 GPUs has 56
+            out += ": SM read " + human_value(l, model::kLinkQuantities[model::link_quantity_index("sm_read_bytes_per_s")]) +
+                   ", load " + human_value(l, model::kLinkQuantities[model::link_quantity_index("load_latency_ns")]) + "\n";
+            continue;
         }
         out += "\n";
         for (const auto& q : kLinkQuantities) {

@@ -16,8 +16,9 @@ profile::Json facts_of(const profile::Json& document);
 
 // The header's gpu_topology::node data (devices, links) for either schema.
 std::string node_section(const profile::Json& document);
-// The table's lines for the node: its devices and every link; empty for a single device.
-std::string node_table(const profile::Json& document);
+// The table's lines for the node: its devices and every link (`full`: every
+// link quantity, else one line a link); empty for a single device.
+std::string node_table(const profile::Json& document, bool full = true);
 // CMake variables: GPU_TOPOLOGY_DEVICE_COUNT and GPU_TOPOLOGY_DEVICE_UUIDS.
 std::string node_cmake(const profile::Json& document);
 

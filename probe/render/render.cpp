@@ -319,7 +319,7 @@ std::string render_cmake(const Json& document, const RenderContext& context) {
 }
 
 std::string render_table(const Json& document, const RenderContext& context, bool full) {
-    std::string out = node_table(document);
+    std::string out = node_table(document, full);
     Json root;
     try {
         root = facts_of(document);
