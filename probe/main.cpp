@@ -378,13 +378,16 @@ int cmd_compare(const Args& args) {
 }
 
 int cmd_replay(const Args& args) {
-    benchmarks::ReplayEngine engine(args.positional[0]);
+    // A quick level or a budget leaves some of a full recording's calls out.
+    const bool subset = args.has("--level") || args.has("--budget");
+    benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
+                                                              : benchmarks::ReplayEngine::Matching::every_call);
     benchmarks::Progress progress(!args.has("--quiet"));
     benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
     auto options = probe_options(args);
     options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
     const auto topology = benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
-    if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a prefix
+    if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a subsequence
         progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
                       std::to_string(engine.calls_recorded()) + " recorded calls");
     return finish_probe(topology, args, progress);

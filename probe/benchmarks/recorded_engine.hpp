@@ -57,11 +57,17 @@ public:
 
 class ReplayEngine final : public kernels::Engine {
 public:
+    // How the probe's calls must follow the log's.
+    enum class Matching {
+        every_call,   // call for call: a probe that changed its calls diverges at once
+        subsequence,  // the probe may leave recorded calls out (a quick level, a budget) but
+                      // makes no call the log does not have later on, in the same order
+    };
     // Reads a log; throws ReplayError naming the file and line when it is malformed.
-    explicit ReplayEngine(const std::filesystem::path& file);
+    explicit ReplayEngine(const std::filesystem::path& file, Matching matching = Matching::every_call);
 
     const DeviceFacts& facts() const { return facts_; }
-    // Calls answered so far, and in the log.
+    // Calls answered so far (with Matching::subsequence: the log's calls passed), and in the log.
     std::size_t calls_replayed() const { return next_; }
     std::size_t calls_recorded() const { return calls_.size(); }
 
@@ -92,6 +98,7 @@ private:
     const std::string& answer(const std::string& request);
 
     std::filesystem::path file_;
+    Matching matching_;
     DeviceFacts facts_;
     std::size_t buffer_bytes_ = 0;
     std::vector<std::size_t> capacities_;

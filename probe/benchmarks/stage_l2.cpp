@@ -24,10 +24,14 @@ double l2_tolerance(const analysis::CapacityEstimate& near) {
 // The L2 near capacity, searched with the ring at two places in the buffer:
 // which lines stay depends on where the ring lies (the H200 showed 27.25 and
 // 29.25 MiB for two placements), so the smaller is the capacity to count on.
+// The quick level searches the first placement only (a third of a second
+// less), and its method says so.
 void run_l2_size(ProbeContext& ctx) {
     const std::size_t second = (ctx.layout.buffer_bytes - 32 * MiB - 3 * ctx.l2_bytes() / 2) / (2 * MiB) * (2 * MiB);
+    std::vector<std::size_t> offsets{0};
+    if (ctx.options.level == Level::full) offsets.push_back(second);
     std::vector<analysis::CapacityEstimate> found;
-    for (const std::size_t offset : {std::size_t{0}, second}) {
+    for (const std::size_t offset : offsets) {
         ctx.progress.step("L2 near capacity, ring at " + bytes_text(offset));
         auto question = l2_question(ctx, Order::sequential, offset ? "l2_near_size_placement2" : "l2_near_size");
         question.spec.offset = offset;
@@ -40,8 +44,10 @@ void run_l2_size(ProbeContext& ctx) {
     const auto& smaller = *std::min_element(found.begin(), found.end(), [](const auto& a, const auto& b) {
         return !a.found ? false : !b.found ? true : a.capacity_bytes < b.capacity_bytes;
     });
-    auto result = size_result(smaller, kSizeMethod + ", ld.global.cg; the smaller of two ring placements");
-    if (auto* e = std::get_if<model::Estimate>(&result)) {
+    auto result = size_result(smaller, kSizeMethod + (found.size() == 2
+                                                          ? ", ld.global.cg; the smaller of two ring placements"
+                                                          : ", ld.global.cg; one ring placement (quick level)"));
+    if (auto* e = std::get_if<model::Estimate>(&result); e && found.size() == 2) {
         e->details.emplace_back("placement_1_bytes", double(found[0].capacity_bytes));
         e->details.emplace_back("placement_2_bytes", double(found[1].capacity_bytes));
         e->details.emplace_back("placement_2_offset_bytes", double(second));

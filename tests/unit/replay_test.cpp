@@ -21,7 +21,10 @@ const std::vector<std::string> kRecordings{"h200_probe", "h100_probe"};
 fs::path log_of(const std::string& name) { return fs::path(GPU_TOPOLOGY_REPLAY_DIR) / (name + ".enginelog"); }
 
 model::Topology replay(const fs::path& log, benchmarks::ProbeOptions options = {}, benchmarks::Monitor* watch = nullptr) {
-    benchmarks::ReplayEngine engine(log);
+    // The recordings are of full runs: a quick one leaves some of their calls out.
+    benchmarks::ReplayEngine engine(log, options.level == benchmarks::Level::quick
+                                             ? benchmarks::ReplayEngine::Matching::subsequence
+                                             : benchmarks::ReplayEngine::Matching::every_call);
     benchmarks::Progress quiet(false);
     benchmarks::BlindMonitor blind("replay");
     return benchmarks::measure_topology(engine, engine.facts(), options, quiet, watch ? *watch : blind);
@@ -50,7 +53,7 @@ TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
     for (const auto& c : checks) EXPECT_TRUE(c.find("passed")->as_bool()) << c.dump(-1);
 }
 
-// The quick level runs the first stages of the full one: a prefix of its calls.
+// The quick level runs the first stages of the full one, one L2 placement fewer: a subsequence of its calls.
 TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
     benchmarks::ProbeOptions quick;
     quick.level = benchmarks::Level::quick;
@@ -62,6 +65,23 @@ TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
     EXPECT_FALSE(texture.value);
     EXPECT_EQ(texture.reason, "skipped: stage 'texture readonly' (not part of the quick level)");
     EXPECT_EQ(json.at_path("probe.level")->as_string(), "quick");
+    // One L2 placement: the first of the full run's two.
+    const auto* near = json.at_path("caches.l2.near_size_bytes");
+    ASSERT_TRUE(near);
+    EXPECT_NE(near->find("method")->as_string().find("one ring placement (quick level)"), std::string::npos);
+    const auto full = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    EXPECT_EQ(near->find("value")->as_number(),
+              full.at_path("caches.l2.near_size_bytes.placement_1_bytes")->as_number());
+}
+
+// Replaying every call: a probe that makes a call the recording does not have there fails at once.
+TEST_P(Recorded, EveryCallMatchingRefusesALeftOutCall) {
+    benchmarks::ProbeOptions quick;
+    quick.level = benchmarks::Level::quick;
+    benchmarks::ReplayEngine engine(log_of(GetParam()));
+    benchmarks::Progress quiet(false);
+    benchmarks::BlindMonitor blind("replay");
+    EXPECT_THROW(benchmarks::measure_topology(engine, engine.facts(), quick, quiet, blind), benchmarks::ReplayError);
 }
 
 // A budget spent before a stage starts skips it, and everything after.
