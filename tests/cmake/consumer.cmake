@@ -10,6 +10,9 @@
 #   fake_gpu          the measuring path with a stand-in probe: cache, corrupt cache, busy GPU,
 #                     failures, and the per-GPU lock between configures
 #   heal              an interrupted nested build heals; two configures of one tree at once both work
+#   node              DEVICES ALL with a stand-in probe: a node of one model configures (what differs
+#                     is withheld), one of two models stops the configure; wrong DEVICES values stop it;
+#                     without a GPU it falls back to the stored profile
 #   gpu_identity      (a GPU runner) the consumer's GPU tests fail against another GPU's profile, and pass
 #                     against this one's, measured at configure time
 cmake_minimum_required(VERSION 3.25)
@@ -322,6 +325,44 @@ elseif(MODE STREQUAL "fake_gpu")
   if(NOT events STREQUAL "start;end;start;end")
     message(FATAL_ERROR "two probes of one GPU overlapped: ${events}")
   endif()
+
+elseif(MODE STREQUAL "node")
+  set(fake "${CMAKE_CURRENT_LIST_DIR}/fake_probe.sh")
+  set(node "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200-x2-node.json")
+  set(ENV{FAKE_REAL_PROBE} "${PROBE}")
+  set(ENV{FAKE_PROFILE} "${stored}")
+  set(ENV{FAKE_NODE_PROFILE} "${node}")
+  set(ENV{FAKE_LOG} "${WORK}/probe.log")
+  set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
+  # One model: one set of facts, the values that differ withheld, the node in the header.
+  configure(ok "${example}" "${WORK}/alike" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)
+  expect_in("${output}" "probing NVIDIA H200 (2 devices)" "node: 2 devices" "link 0 -> 1: nvswitch x18"
+            "differs between the node's devices")
+  file(READ "${WORK}/alike/gpu_topology/minimal/gpu_topology.hpp" header)
+  expect_in("${header}" "inline constexpr int device_count = 2;" "GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES_UNMEASURED")
+  run(ok "${CMAKE_COMMAND}" --build "${WORK}/alike")
+  # Two models: no common facts; the configure names the difference and asks for DEVICE.
+  file(READ "${node}" json)
+  file(READ "${PACKAGE_SOURCE}/generated/profiles/nvidia-h100.json" h100)
+  string(JSON h100 SET "${h100}" device index 1)
+  string(JSON json SET "${json}" devices 1 "${h100}")
+  file(WRITE "${WORK}/two-models.json" "${json}")
+  set(ENV{FAKE_NODE_PROFILE} "${WORK}/two-models.json")
+  configure(fail "${example}" "${WORK}/unlike" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)
+  expect_in("${output}" "not one model" "device 1: model NVIDIA H100 80GB HBM3, device 0: NVIDIA H200"
+            "DEVICE <index>")
+  # DEVICES takes ALL only, and not beside DEVICE.
+  write_project("${WORK}/args" "add_library(lib INTERFACE)\nif(BOTH)\n  set(extra DEVICE 0)\nendif()\ngpu_topology_generate(TARGET lib DEVICES \${WHICH} \${extra})\n")
+  configure(fail "${WORK}/args" "${WORK}/args-some" ${stored_arg} -DWHICH=some)
+  expect_in("${output}" "DEVICES 'some' is not ALL")
+  configure(fail "${WORK}/args" "${WORK}/args-both" ${stored_arg} -DWHICH=ALL -DBOTH=ON)
+  expect_in("${output}" "give DEVICE (one device) or DEVICES ALL (every device), not both")
+  # No GPU: the stored profile, with the usual warning, describes a node of one device.
+  set(ENV{FAKE_MODE} nogpu)
+  configure(ok "${example}" "${WORK}/nogpu" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)
+  expect_in("${output}" "describes the GPU of the stored profile")
+  file(READ "${WORK}/nogpu/gpu_topology/minimal/gpu_topology.hpp" header)
+  expect_in("${header}" "inline constexpr int device_count = 1;")
 
 elseif(MODE STREQUAL "heal")
   # A user's own profile needs a probe to render it: the one nested build, here.

@@ -1,9 +1,10 @@
 #!/bin/sh
 # A stand-in for gpu-topology-probe on machines without a GPU, so the CMake
 # tests can walk the measuring path (GPU_TOPOLOGY_PROBE_EXECUTABLE=this file).
-#   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu)
-#   probe --output F   copies FAKE_PROFILE to F after FAKE_SECONDS, logging start
-#                      and end to FAKE_LOG; exits 3 when FAKE_MODE=busy, 1 when fail
+#   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu);
+#                      with --all-devices, a list of two
+#   probe --output F   copies FAKE_PROFILE (with --all-devices: FAKE_NODE_PROFILE) to F after
+#                      FAKE_SECONDS, logging start and end to FAKE_LOG; exits 3 when FAKE_MODE=busy, 1 when fail
 #   anything else      the real probe (FAKE_REAL_PROBE): render, validate, check...
 command=$1
 shift
@@ -13,19 +14,26 @@ identity)
   nogpu) echo "gpu-topology-probe: no usable CUDA device: fake" >&2; exit 77 ;;
   broken) echo "gpu-topology-probe: cudaGetDeviceProperties failed: fake" >&2; exit 1 ;;
   esac
-  echo '{"name":"NVIDIA H200","uuid":"GPU-fake-0000","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"fake"}'
+  one='"name":"NVIDIA H200","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"fake"'
+  if [ "$1" = "--all-devices" ]; then
+    echo "[{\"uuid\":\"GPU-fake-0000\",$one},{\"uuid\":\"GPU-fake-0001\",$one}]"
+  else
+    echo "{\"uuid\":\"GPU-fake-0000\",$one}"
+  fi
   ;;
 probe)
   output=
+  profile=$FAKE_PROFILE
   while [ $# -gt 0 ]; do
     [ "$1" = "--output" ] && output=$2
+    [ "$1" = "--all-devices" ] && profile=$FAKE_NODE_PROFILE
     shift
   done
   echo "start $$ $(date +%s.%N)" >> "$FAKE_LOG"
   sleep "${FAKE_SECONDS:-0}"
   echo "end $$ $(date +%s.%N)" >> "$FAKE_LOG"
   [ "$FAKE_MODE" = fail ] && { echo "gpu-topology-probe: fake failure" >&2; exit 1; }
-  cp "$FAKE_PROFILE" "$output"
+  cp "$profile" "$output"
   [ "$FAKE_MODE" = busy ] && exit 3
   exit 0
   ;;
