@@ -6,8 +6,9 @@
 #       creates the INTERFACE target GPUTopology::<n> that puts it on the include
 #       path (and links it to each TARGET). NAME defaults to the first TARGET, or
 #       "header". Each call owns its name, output directory, header and values.
-#       DEVICES ALL probes every device at once and the links between them
-#       (docs/node.md); the configure stops when the devices' facts differ.
+#       DEVICES ALL (or DEVICE ALL, or GPU_TOPOLOGY_DEVICE=ALL) probes every device at
+#       once and the links between them (docs/node.md); the configure stops when
+#       the devices are not one model.
 #   gpu_topology_get(<var> <QUANTITY> [FOR n])
 #       The value of a quantity (docs/quantities.md; also SM_COUNT, CC_MAJOR, ...);
 #       empty when it is unmeasured, and <var>_UNMEASURED then says why.
@@ -522,6 +523,9 @@ function(gpu_topology_add_tests)
   endif()
   if(NOT DEFINED ARG_DEVICE)
     get_target_property(ARG_DEVICE ${target} GPU_TOPOLOGY_DEVICE)
+  endif()
+  if(NOT ARG_DEVICE MATCHES "^([0-9]+|ALL)$")
+    message(FATAL_ERROR "gpu_topology_add_tests: DEVICE '${ARG_DEVICE}' is not a device index (or ALL)")
   endif()
   get_target_property(profile ${target} GPU_TOPOLOGY_PROFILE_FILE)
   set(probe "${GPU_TOPOLOGY_PROBE_EXECUTABLE}")

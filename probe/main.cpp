@@ -379,7 +379,7 @@ int cmd_compare(const Args& args) {
 
 int cmd_replay(const Args& args) {
     // A quick level or a budget leaves some of a full recording's calls out.
-    const bool subset = args.has("--level") || args.has("--budget");
+    const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
     benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
                                                               : benchmarks::ReplayEngine::Matching::every_call);
     benchmarks::Progress progress(!args.has("--quiet"));

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 
 namespace gpu_topology::benchmarks {
@@ -41,23 +42,28 @@ void mark_all(model::Link& link, const std::string& reason) {
         if (!v.value && v.reason.empty()) v.reason = reason;
 }
 
-model::LinkRoute route_between(const DeviceFacts& from, const DeviceFacts& to) {
+model::LinkRoute route_between(const DeviceFacts& from, const DeviceFacts& to, bool nvml) {
     model::LinkRoute route;
     const auto runtime = kernels::peer_route(from.index, to.index);
     route.peer_access = runtime.peer_access;
     route.performance_rank = runtime.performance_rank;
     route.native_atomics = runtime.native_atomics;
-    const auto pci = kernels::pci_location(to.index);
-    const auto nvlink = nvlink_route(from.uuid, {pci.domain, pci.bus, pci.device});
+    if (!nvml) {
+        route.transport = "unknown";
+        route.route_source = "CUDA runtime; NVML not consulted (--no-nvml)";
+        return route;
+    }
+    const auto nvlink = nvlink_route(from.uuid, kernels::pci_location(to.index));
     if (!nvlink.known) {
         route.transport = "unknown";
         route.route_source = "CUDA runtime; NVML: " + nvlink.reason;
         return route;
     }
     route.route_source = "CUDA runtime and NVML";
-    route.transport = nvlink.to_peer > 0 ? "nvlink" : nvlink.active > 0 ? "nvswitch" : "pcie";
-    // Through an NVSwitch every active link of `from` carries traffic to the peer.
-    route.nvlinks = nvlink.to_peer > 0 ? nvlink.to_peer : nvlink.active;
+    // Links to the peer; else links into NVSwitches (each carries traffic to any GPU behind them);
+    // else no NVLink reaches it (links that end at other GPUs do not): PCIe.
+    route.transport = nvlink.to_peer > 0 ? "nvlink" : nvlink.to_switch > 0 ? "nvswitch" : "pcie";
+    route.nvlinks = nvlink.to_peer > 0 ? nvlink.to_peer : nvlink.to_switch;
     route.nominal_bytes_per_s = nvlink.bytes_per_s;
     if (!nvlink.rate_reason.empty()) route.route_source += " (" + nvlink.rate_reason + ")";
     return route;
@@ -96,19 +102,11 @@ model::Topology probe_device(const DeviceFacts& facts, const ProbeOptions& optio
     return measure_topology(recording, facts, options, progress, *monitor);
 }
 
-model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
-                         Progress& progress) {
-    model::Link link;
-    link.from = from.index;
-    link.to = to.index;
-    progress.step("link " + std::to_string(from.index) + " -> " + std::to_string(to.index));
-    link.route = route_between(from, to);
-    if (!link.route.peer_access) {
-        mark_all(link, "device " + std::to_string(from.index) + " cannot access device " + std::to_string(to.index) +
-                           "'s memory (cudaDeviceCanAccessPeer)");
-        progress.done("no peer access");
-        return link;
-    }
+namespace {
+
+// Copies, SM loads and stores, and the remote chase of a link whose route allows peer access.
+void time_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options, model::Link& link) {
+    const kernels::ScopedPeerAccess access(from.index, to.index);
     const auto transfers = kernels::time_peer_transfers(from.index, to.index, options.link_bytes, options.link_repeats);
     link.values[model::link_quantity_index("ce_read_bytes_per_s")] = summarize(transfers.ce_read);
     link.values[model::link_quantity_index("ce_write_bytes_per_s")] = summarize(transfers.ce_write);
@@ -123,6 +121,31 @@ model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const N
                                                 options.link_repeats);
     link.values[model::link_quantity_index("sm_read_bytes_per_s")] = summarize(sm_read.bytes_per_s);
     chase_remote(*engine, link);
+}
+
+}  // namespace
+
+model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
+                         Progress& progress) {
+    model::Link link;
+    link.from = from.index;
+    link.to = to.index;
+    progress.step("link " + std::to_string(from.index) + " -> " + std::to_string(to.index));
+    link.route = route_between(from, to, options.nvml);
+    if (!link.route.peer_access) {
+        mark_all(link, "device " + std::to_string(from.index) + " cannot access device " + std::to_string(to.index) +
+                           "'s memory (cudaDeviceCanAccessPeer)");
+        progress.done("no peer access");
+        return link;
+    }
+    // One link that cannot be measured (memory, peer connections) costs its values, not the node's profile.
+    try {
+        time_link(from, to, options, link);
+    } catch (const std::exception& e) {
+        mark_all(link, std::string("the measurement failed: ") + e.what());
+        progress.done("failed: " + std::string(e.what()));
+        return link;
+    }
     mark_all(link, "not timed");
 
     const auto& v = link.values;
@@ -137,6 +160,8 @@ model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const N
 }
 
 model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const NodeOptions& options) {
+    if (devices.empty() || options.per_device.size() != devices.size())
+        throw std::invalid_argument("probe_node needs one or more devices and options for each");
     const auto start = Clock::now();
     model::NodeTopology node;
     node.probe_version = std::string(kProbeVersion);

@@ -28,14 +28,16 @@ struct NodeOptions {
     unsigned link_repeats = 5;
 };
 
-// Probes `devices` at once (one thread each, every device its own engine and
-// monitors), then measures the link of every ordered pair, one pair at a
-// time so no two transfers share a route. A device that fails stops the node
-// probe with its error once every device has finished.
+// Probes `devices` (one or more, `options.per_device` one for each) at once:
+// one thread each, every device its own engine and monitors. Then measures the
+// link of every ordered pair, one pair at a time so no two transfers share a
+// route. A device that fails stops the node probe with its error once every
+// device has finished; a link that fails loses its values, with the reason.
 model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const NodeOptions& options);
 
-// The link from `from` to `to`: the route (runtime and NVML), then, where
-// peer access is possible, copies, SM loads and stores, and a remote chase.
+// The link from `from` to `to`: the route (the runtime, and NVML unless
+// options.nvml is false), then, where peer access is possible, copies, SM
+// loads and stores, and a remote chase, with peer access enabled only meanwhile.
 model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
                          Progress& progress);
 

@@ -31,6 +31,7 @@ struct NvmlFieldValue {
 constexpr unsigned kSpeedMbpsCommon = 90;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (older drivers)
 constexpr unsigned kLinkSpeedMbps = 164;   // NVML_FI_DEV_NVLINK_GET_SPEED, scope: the link
 constexpr unsigned kMaxLinks = 18;         // NVML_NVLINK_MAX_LINKS (Hopper has 18)
+constexpr int kFarEndSwitch = 2;           // NVML_NVLINK_DEVICE_TYPE_SWITCH
 
 std::optional<double> number_of(const NvmlFieldValue& v) {
     switch (v.value_type) {
@@ -66,7 +67,7 @@ private:
 
 }  // namespace
 
-NvlinkRoute nvlink_route(const std::string& from_uuid, const PciId& peer) {
+NvlinkRoute nvlink_route(const std::string& from_uuid, const kernels::PciLocation& peer) {
     NvlinkRoute route;
     const nvml::Library library;
     if (!library) return route.reason = "libnvidia-ml.so.1 could not be loaded", route;
@@ -77,6 +78,7 @@ NvlinkRoute nvlink_route(const std::string& from_uuid, const PciId& peer) {
     const auto remote = library.get<nvml::Return (*)(nvml::Device, unsigned, NvmlPciInfo*)>(
         "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     const auto fields = library.get<nvml::Return (*)(nvml::Device, int, NvmlFieldValue*)>("nvmlDeviceGetFieldValues");
+    const auto far_type = library.get<nvml::Return (*)(nvml::Device, unsigned, int*)>("nvmlDeviceGetNvLinkRemoteDeviceType");
     if (!by_uuid || !state || !remote) return route.reason = "libnvidia-ml.so.1 lacks the NVLink queries", route;
     nvml::Device device = nullptr;
     if (by_uuid(from_uuid.c_str(), &device) != nvml::kSuccess) return route.reason = "NVML does not know " + from_uuid, route;
@@ -95,7 +97,7 @@ NvlinkRoute nvlink_route(const std::string& from_uuid, const PciId& peer) {
         }
         return std::nullopt;
     };
-    double to_peer_rate = 0, active_rate = 0;
+    double to_peer_rate = 0, to_switch_rate = 0;
     bool every_rate = true;
     for (unsigned link = 0; link < kMaxLinks; ++link) {
         int active = 0;
@@ -103,16 +105,21 @@ NvlinkRoute nvlink_route(const std::string& from_uuid, const PciId& peer) {
         ++route.active;
         const auto rate = speed_of(link);
         every_rate = every_rate && rate;
-        active_rate += rate.value_or(0);
         NvmlPciInfo far{};
+        int type = -1;  // nvmlIntNvLinkDeviceType_t: 0 GPU, 1 IBM NPU, 2 switch, 255 unknown
         if (remote(device, link, &far) == nvml::kSuccess && far.domain == peer.domain && far.bus == peer.bus &&
             far.device == peer.device) {
             ++route.to_peer;
             to_peer_rate += rate.value_or(0);
+        } else if (far_type && far_type(device, link, &type) == nvml::kSuccess && type == kFarEndSwitch) {
+            ++route.to_switch;
+            to_switch_rate += rate.value_or(0);
         }
     }
-    if (route.active > 0 && every_rate) route.bytes_per_s = route.to_peer > 0 ? to_peer_rate : active_rate;
-    else if (route.active > 0) route.rate_reason = "NVML reported no speed for some active link";
+    if ((route.to_peer > 0 || route.to_switch > 0) && every_rate)
+        route.bytes_per_s = route.to_peer > 0 ? to_peer_rate : to_switch_rate;
+    else if (route.active > 0 && !every_rate)
+        route.rate_reason = "NVML reported no speed for some active link";
     return route;
 }
 

@@ -1,28 +1,27 @@
 #pragma once
 // NVLinks between two GPUs, from NVML (loaded at run time): how many of the
 // first GPU's active links end at the second, and NVML's link speed.
+#include "../kernels/peer_link.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace gpu_topology::benchmarks {
 
-struct PciId {
-    unsigned domain = 0, bus = 0, device = 0;
-};
-
 struct NvlinkRoute {
     bool known = false;           // NVML answered
     std::string reason;           // why not, when !known
     std::uint32_t to_peer = 0;    // active links whose far end is the peer
-    std::uint32_t active = 0;     // active links in all (to the peer, an NVSwitch or others)
+    std::uint32_t to_switch = 0;  // active links whose far end is an NVSwitch
+    std::uint32_t active = 0;     // active links in all (to the peer, switches or other GPUs)
     // The links' speeds summed, one direction (NVML_FI_DEV_NVLINK_GET_SPEED): of the links to the
-    // peer, or, when none reaches it directly (an NVSwitch between them), of every active link.
+    // peer, or, when none reaches it directly, of the links into NVSwitches.
     std::optional<double> bytes_per_s;
     std::string rate_reason;  // why there is no rate, when links are active
 };
 
 // The NVLinks of the GPU `from_uuid` ("GPU-...") and which of them reach the GPU at `peer`.
-NvlinkRoute nvlink_route(const std::string& from_uuid, const PciId& peer);
+NvlinkRoute nvlink_route(const std::string& from_uuid, const kernels::PciLocation& peer);
 
 }  // namespace gpu_topology::benchmarks

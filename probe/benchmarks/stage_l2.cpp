@@ -47,6 +47,11 @@ void run_l2_size(ProbeContext& ctx) {
     auto result = size_result(smaller, kSizeMethod + (found.size() == 2
                                                           ? ", ld.global.cg; the smaller of two ring placements"
                                                           : ", ld.global.cg; one ring placement (quick level)"));
+    // One placement may hold more than another (the H200: 29.25 against 27.25 MiB, beyond the 4 % a
+    // re-measured size may differ): the quick level's value is not the capacity to count on.
+    if (auto* e = std::get_if<model::Estimate>(&result); e && found.size() == 1)
+        e->doubt = "one ring placement (quick level); another placement can hold less: the full level takes the "
+                   "smaller of two";
     if (auto* e = std::get_if<model::Estimate>(&result); e && found.size() == 2) {
         e->details.emplace_back("placement_1_bytes", double(found[0].capacity_bytes));
         e->details.emplace_back("placement_2_bytes", double(found[1].capacity_bytes));

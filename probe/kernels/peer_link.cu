@@ -58,6 +58,16 @@ void enable_peer_access(int device, int peer) {
     check(status, "cudaDeviceEnablePeerAccess");
 }
 
+ScopedPeerAccess::ScopedPeerAccess(int device, int peer) : device_(device), peer_(peer) {
+    enable_peer_access(device, peer);
+}
+
+ScopedPeerAccess::~ScopedPeerAccess() {
+    // A destructor cannot throw: a failure here (a context already broken) leaves nothing to undo.
+    if (cudaSetDevice(device_) == cudaSuccess) (void)cudaDeviceDisablePeerAccess(peer_);
+    (void)cudaGetLastError();
+}
+
 PciLocation pci_location(int device) {
     return {static_cast<unsigned>(attribute(cudaDevAttrPciDomainId, device, "cudaDeviceGetAttribute(PciDomainId)")),
             static_cast<unsigned>(attribute(cudaDevAttrPciBusId, device, "cudaDeviceGetAttribute(PciBusId)")),

@@ -21,6 +21,20 @@ struct PeerRoute {
 };
 PeerRoute peer_route(int from, int to);
 
+// Peer access from `device` to `peer` for as long as it lives: enabled when
+// made, disabled when destroyed, so measuring every pair of a large node never
+// holds more peer connections than one (CUDA limits them per device).
+class ScopedPeerAccess {
+public:
+    ScopedPeerAccess(int device, int peer);
+    ~ScopedPeerAccess();
+    ScopedPeerAccess(const ScopedPeerAccess&) = delete;
+    ScopedPeerAccess& operator=(const ScopedPeerAccess&) = delete;
+
+private:
+    int device_, peer_;
+};
+
 // Bytes per second of each repeat.
 struct PeerTransfers {
     std::vector<double> ce_read, ce_write, sm_write;

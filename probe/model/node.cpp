@@ -7,12 +7,6 @@ namespace gpu_topology::model {
 
 using profile::Json;
 
-std::size_t link_quantity_index(std::string_view member) {
-    for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
-        if (kLinkQuantities[i].member == member) return i;
-    throw std::out_of_range("no link quantity '" + std::string(member) + "'");
-}
-
 namespace {
 
 double rounded(double v) { return std::round(v * 100) / 100; }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,7 +77,12 @@ struct NodeTopology {
 
 profile::Json to_json(const NodeTopology& node);
 
-// The index of `member` in kLinkQuantities; throws std::out_of_range for an unknown member.
-std::size_t link_quantity_index(std::string_view member);
+// The index of `member` in kLinkQuantities; throws std::out_of_range for an
+// unknown member (in a constant expression: does not compile).
+constexpr std::size_t link_quantity_index(std::string_view member) {
+    for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
+        if (kLinkQuantities[i].member == member) return i;
+    throw std::out_of_range("no link quantity '" + std::string(member) + "'");
+}
 
 }  // namespace gpu_topology::model

@@ -5,6 +5,8 @@
 #include "../model/serialize.hpp"
 #include "profile.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -28,6 +30,13 @@ std::string show(const Json* value) {
 }
 
 bool whole(double v) { return std::isfinite(v) && v == std::floor(v); }
+
+// "GPU-" or "MIG-" then hexadecimal digits and dashes: a node's UUIDs become a
+// CMake list, where any other character (a ';') would change its length.
+bool is_device_uuid(const std::string& uuid) {
+    if (uuid.size() < 5 || uuid.size() > 64 || (uuid.rfind("GPU-", 0) != 0 && uuid.rfind("MIG-", 0) != 0)) return false;
+    return std::all_of(uuid.begin() + 4, uuid.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; });
+}
 
 class NodeChecker {
 public:
@@ -98,7 +107,11 @@ public:
             const Json* index = list[i].at_path("device.index");
             if (!index || !index->is_number() || index->as_number() != double(i))
                 fail(at + ".device.index", "must be " + std::to_string(i) + ": devices are listed in index order", index);
-            if (!uuids.insert(list[i].at_path("device.uuid")->as_string()).second)
+            const auto& uuid = list[i].at_path("device.uuid")->as_string();
+            if (!is_device_uuid(uuid))
+                fail(at + ".device.uuid", "must be a CUDA UUID: GPU- or MIG- and hexadecimal digits and dashes",
+                     list[i].at_path("device.uuid"));
+            else if (!uuids.insert(uuid).second)
                 fail(at + ".device.uuid", "appears twice", list[i].at_path("device.uuid"));
         }
         return list.size();
@@ -216,38 +229,74 @@ Json& member_at(Json& root, std::string_view path) {
 
 }  // namespace
 
+// Profile text is at most 4096 bytes a string (validate): a reason joined from many devices is cut to fit.
+std::string fitted(std::string text) {
+    if (text.size() > 4000) text = text.substr(0, 3990) + " ...";
+    return text;
+}
+
 NodeFacts node_facts(const Json& document) {
     NodeFacts result;
     const auto& devices = document.find("devices")->as_array();
     const Json& first = devices.front();
-    result.facts = first;
+    const auto device = [](std::size_t i) { return "device " + std::to_string(i); };
+
+    // One model: the same name and every value the CUDA runtime reports.
     for (std::size_t i = 1; i < devices.size(); ++i) {
-        const std::string device = "device " + std::to_string(i) + ": ";
         const auto& name_a = first.at_path("device.name")->as_string();
         const auto& name_b = devices[i].at_path("device.name")->as_string();
-        if (name_a != name_b) result.model_differences.push_back(device + "model " + name_b + ", device 0: " + name_a);
+        if (name_a != name_b) result.model_differences.push_back(device(i) + ": model " + name_b + ", device 0: " + name_a);
         for (const auto& q : model::kQuantities) {
-            if (q.stage == "warm-up") continue;  // the clock a run happened to get, not the hardware
             const auto x = read_quantity(first, q), y = read_quantity(devices[i], q);
-            if (!x.value || !y.value) continue;  // unmeasured on one of them: nothing to compare
-            if (x.source == "api" || y.source == "api") {
-                if (*x.value != *y.value)
-                    result.model_differences.push_back(device + std::string(q.name) + " " + format_number(*y.value) +
-                                                       ", device 0: " + format_number(*x.value) +
-                                                       " (reported by the CUDA runtime)");
-                continue;
-            }
-            if (!x.doubt.empty() || !y.doubt.empty()) continue;  // not vouched for: the header says so already
-            const double tolerance = model::agreement_tolerance(q, std::abs(*x.value));
-            if (std::abs(*x.value - *y.value) <= tolerance || !read_quantity(result.facts, q).value) continue;
-            const std::string why = "differs between the node's devices: " + format_number(*x.value) +
-                                    " on device 0, " + format_number(*y.value) + " on device " + std::to_string(i) +
-                                    " (tolerance " + format_number(std::round(tolerance)) + ")";
-            member_at(result.facts, q.path) = model::unmeasured_json(q, why);
-            result.withheld.push_back(std::string(q.name) + ": " + why);
+            if (x.value && y.value && (x.source == "api" || y.source == "api") && *x.value != *y.value)
+                result.model_differences.push_back(device(i) + ": " + std::string(q.name) + " " + format_number(*y.value) +
+                                                   ", device 0: " + format_number(*x.value) +
+                                                   " (reported by the CUDA runtime)");
         }
     }
-    if (!result.model_differences.empty()) result.facts = Json();
+    if (!result.model_differences.empty()) return result;
+
+    result.facts = first;
+    for (const auto& q : model::kQuantities) {
+        if (q.stage == "api" || q.stage == "warm-up") continue;  // facts, or the clock a run happened to get
+        if (!read_quantity(first, q).value) continue;               // unmeasured already
+        // What any device does not vouch for, the common facts do not vouch for either.
+        std::string doubts;
+        std::vector<std::pair<std::size_t, double>> vouched;
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            const auto v = read_quantity(devices[i], q);
+            if (!v.value) continue;  // unmeasured on that device: nothing to compare
+            if (!v.doubt.empty()) doubts += (doubts.empty() ? "" : "; ") + device(i) + ": " + v.doubt;
+            else vouched.emplace_back(i, *v.value);
+        }
+        if (!doubts.empty()) member_at(result.facts, q.path)["doubt"] = fitted(doubts);
+        if (vouched.size() < 2) continue;
+        // Every device against every other: the whole spread must lie within the tolerance.
+        const auto [lo, hi] = std::minmax_element(vouched.begin(), vouched.end(),
+                                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+        const double tolerance = model::agreement_tolerance(q, std::abs(lo->second));
+        if (hi->second - lo->second <= tolerance) continue;
+        std::string values;
+        for (const auto& [i, v] : vouched) values += (values.empty() ? "" : ", ") + format_number(v) + " on " + device(i);
+        const std::string why = fitted("differs between the node's devices: " + values + " (tolerance " +
+                                       format_number(std::round(tolerance)) + ")");
+        member_at(result.facts, q.path) = model::unmeasured_json(q, why);
+        result.withheld.push_back(std::string(q.name) + ": " + why);
+    }
+
+    // Quiet only if every device was; every device's events, each naming its device.
+    bool quiet = true;
+    Json events = Json::array();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (const Json* q = devices[i].at_path("conditions.quiet"); q && q->is_bool() && !q->as_bool()) quiet = false;
+        if (const Json* list = devices[i].at_path("conditions.events"); list && list->is_array())
+            for (const auto& e : list->as_array())
+                if (e.is_string()) events.push_back(fitted(device(i) + ": " + e.as_string()));
+    }
+    if (result.facts.find("conditions")) {
+        member_at(result.facts, "conditions.quiet") = quiet;
+        member_at(result.facts, "conditions.events") = std::move(events);
+    }
     return result;
 }
 

@@ -23,10 +23,12 @@ Json load_any_profile(const std::filesystem::path& file);
 // must be one model: the same name and the same value of every quantity the
 // CUDA runtime reports (compute capability, SMs, memory, L2, ...); otherwise
 // `model_differences` says what differs and there are no common facts. A
-// measured value that differs between devices by more than the agreement
-// tolerance (model/agreement.hpp), where both vouch for it, is withheld:
-// unmeasured in `facts`, its reason naming each device's value. Every other
-// value is device 0's.
+// measured value whose spread over the devices that vouch for it exceeds the
+// agreement tolerance (model/agreement.hpp) is withheld: unmeasured in
+// `facts`, its reason naming each device's value. A value any device does not
+// vouch for is not vouched for in `facts` (its doubt names the device), and
+// the conditions are quiet only if every device's were. Every other value is
+// device 0's.
 struct NodeFacts {
     Json facts;                                  // a gpu-topology profile; null when the models differ
     std::vector<std::string> model_differences;  // "device <i>: ..."

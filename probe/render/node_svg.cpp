@@ -158,15 +158,10 @@ Route read_route(const Json& link) {
     return r;
 }
 
-// The index of a link quantity, checked when compiling: a misspelt member fails the build.
-consteval std::size_t link_index(std::string_view member) {
-    for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
-        if (kLinkQuantities[i].member == member) return i;
-    throw "no link quantity of this name in model/node.hpp";
-}
-constexpr std::size_t kSmRead = link_index("sm_read_bytes_per_s");
-constexpr std::size_t kCeRead = link_index("ce_read_bytes_per_s");
-constexpr std::size_t kLoadLatency = link_index("load_latency_ns");
+// Indices of the link quantities the cells show (a misspelt member does not compile).
+constexpr std::size_t kSmRead = model::link_quantity_index("sm_read_bytes_per_s");
+constexpr std::size_t kCeRead = model::link_quantity_index("ce_read_bytes_per_s");
+constexpr std::size_t kLoadLatency = model::link_quantity_index("load_latency_ns");
 
 // A link, read once: the route and every quantity of kLinkQuantities.
 struct LinkReading {

@@ -140,6 +140,45 @@ TEST(Node, AMeasuredValueBeyondTheToleranceIsWithheldNotAveraged) {
     EXPECT_NE(header.find("GPU_TOPOLOGY_DRAM_LATENCY_CYCLES_UNMEASURED"), std::string::npos);
 }
 
+TEST(Node, WhatAnyDeviceDoesNotVouchForTheCommonFactsDoNotVouchFor) {
+    auto node = two_h200s();
+    auto& busy = node["devices"].as_array()[1];
+    busy["conditions"]["quiet"] = false;
+    busy["conditions"]["events"] = Json::array();
+    busy["conditions"]["events"].push_back("another process on the GPU");
+    busy["caches"]["l2"]["near_size_bytes"]["doubt"] = "measured while busy";
+    const auto common = profile::node_facts(node);
+    const auto near = profile::read_quantity(common.facts, "L2_NEAR_SIZE_BYTES");
+    EXPECT_EQ(near.doubt, "device 1: measured while busy");
+    EXPECT_FALSE(common.facts.at_path("conditions.quiet")->as_bool());
+    EXPECT_EQ(common.facts.at_path("conditions.events")->as_array().back().as_string(),
+              "device 1: another process on the GPU");
+    const auto cmake = render::render_cmake(node, {});
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_NOT_VOUCHED_FOR \"L2_NEAR_SIZE_BYTES\")"), std::string::npos);
+    EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_CONDITIONS_QUIET FALSE)"), std::string::npos);
+}
+
+TEST(Node, TheSpreadOverEveryDeviceDecidesNotEachAgainstDeviceZero) {
+    model::NodeTopology three;
+    three.probe_version = "test";
+    for (int i = 0; i < 3; ++i) three.devices.push_back(as_device(stored("nvidia-h200.json"), i, "GPU-000" + std::to_string(i)));
+    auto node = model::to_json(three);
+    auto& devices = node["devices"].as_array();
+    const double dram = devices[0].at_path("caches.dram.latency_cycles.p50")->as_number();
+    devices[1]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 1.04;  // each within 5 % of device 0,
+    devices[2]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 0.96;  // 8 % apart from each other
+    const auto common = profile::node_facts(node);
+    ASSERT_EQ(common.withheld.size(), 1u);
+    EXPECT_EQ(common.withheld[0].rfind("DRAM_LATENCY_CYCLES", 0), 0u);
+    EXPECT_NE(common.withheld[0].find("on device 2"), std::string::npos) << common.withheld[0];
+}
+
+TEST(Node, DeviceUuidsAreCudaUuids) {
+    auto node = two_h200s();
+    node["devices"].as_array()[1]["device"]["uuid"] = "GPU-a;GPU-b";  // would split the CMake list of UUIDs
+    EXPECT_TRUE(names(profile::validate_node(node), "devices[1].device.uuid: must be a CUDA UUID"));
+}
+
 TEST(Node, AnotherModelHasNoCommonFactsAndTheHeaderRefusesIt) {
     auto node = two_h200s();
     node["devices"].as_array()[1] = as_device(stored("nvidia-h100.json"), 1, "GPU-bbbb");
