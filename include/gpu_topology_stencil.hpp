@@ -81,7 +81,7 @@ struct stencil_block {
 struct stencil_traffic {
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded when a layer condition fails
-    double seconds_per_update;     // each level's bytes at its measured bandwidth, added up
+    double seconds_per_update;     // each level's bytes at its measured bandwidth; the slowest level bounds it
     bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
     bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
@@ -127,11 +127,16 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     if (!t.layer_condition_z) dram_bytes += 2 * r * tx * ty * s;
     t.l2_bytes_per_update = double(loaded + stored) / double(cells);
     t.dram_bytes_per_update = double(dram_bytes) / double(cells);
-    // Transfers between levels do not overlap (the ECM model of Hager and
-    // Treibig): their times add. Without measured bandwidths both levels count alike.
+    // Transfers between levels overlap (the roofline of Williams et al.): the
+    // slowest level bounds the update rate. Adding their times instead (the
+    // ECM model of Hager and Treibig) ranked narrow, deep tiles first on both
+    // Hopper cards, which hardware counters showed to move less L2 traffic but
+    // not to run faster (docs/measurements/2026-11-22-stencil-counters.md).
+    // Without measured bandwidths both levels count alike.
     const bool rates = m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
-    t.seconds_per_update = t.l2_bytes_per_update / (rates ? double(m.l2_bandwidth) : 1.0) +
-                           t.dram_bytes_per_update / (rates ? double(m.dram_bandwidth) : 1.0);
+    const double l2_seconds = t.l2_bytes_per_update / (rates ? double(m.l2_bandwidth) : 1.0);
+    const double dram_seconds = t.dram_bytes_per_update / (rates ? double(m.dram_bandwidth) : 1.0);
+    t.seconds_per_update = l2_seconds > dram_seconds ? l2_seconds : dram_seconds;
     return t;
 }
 
@@ -140,7 +145,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 // star_stencil_traffic, among blocks whose x extent gives each warp one
 // contiguous row of whole L1 lines (fewest lines per load instruction), whose
 // tile fits the grid and whose tiles fit L1 (each rule is dropped when no block
-// meets it). Ties keep the first found: x largest, then y.
+// meets it). Blocks that the same level bounds equally tie; ties keep the first
+// found: x largest (the longest contiguous rows: fewest halo sectors per row
+// and the longest runs in DRAM), then y.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block = 1024,

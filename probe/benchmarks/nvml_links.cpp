@@ -17,7 +17,7 @@ struct NvmlFieldValue {
     unsigned int scope_id;
     long long timestamp;
     long long latency_usec;
-    int value_type;  // nvmlValueType_t: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint
+    int value_type;  // nvmlValueType_t: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint, 6 ushort
     nvml::Return nvml_return;
     union {
         double d;
@@ -26,6 +26,7 @@ struct NvmlFieldValue {
         unsigned long long ull;
         long long sll;
         int si;
+        unsigned short us;
     } value;
 };
 constexpr unsigned kSpeedMbpsCommon = 90;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (older drivers)
@@ -41,6 +42,7 @@ std::optional<double> number_of(const NvmlFieldValue& v) {
         case 3: return double(v.value.ull);
         case 4: return double(v.value.sll);
         case 5: return double(v.value.si);
+        case 6: return double(v.value.us);
     }
     return std::nullopt;
 }
