@@ -89,21 +89,6 @@ void chase_remote(kernels::Engine& engine, model::Link& link) {
     link.values[model::link_quantity_index("load_latency_ns")] = summarize(ns);
 }
 
-}  // namespace
-
-model::Topology probe_device(const DeviceFacts& facts, const ProbeOptions& options, Progress& progress,
-                             const std::optional<std::string>& record, bool nvml) {
-    const BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes), static_cast<std::uint64_t>(facts.global_bytes));
-    const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
-    std::unique_ptr<Monitor> monitor =
-        nvml ? make_nvml_monitor(facts.uuid) : std::make_unique<BlindMonitor>("NVML not consulted (--no-nvml)");
-    if (!record) return measure_topology(*engine, facts, options, progress, *monitor);
-    RecordingEngine recording(*engine, facts, *record);
-    return measure_topology(recording, facts, options, progress, *monitor);
-}
-
-namespace {
-
 // Copies, SM loads and stores, and the remote chase of a link whose route allows peer access.
 void time_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options, model::Link& link) {
     const kernels::ScopedPeerAccess access(from.index, to.index);
@@ -124,6 +109,17 @@ void time_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions
 }
 
 }  // namespace
+
+model::Topology probe_device(const DeviceFacts& facts, const ProbeOptions& options, Progress& progress,
+                             const std::optional<std::string>& record, bool nvml) {
+    const BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes), static_cast<std::uint64_t>(facts.global_bytes));
+    const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
+    std::unique_ptr<Monitor> monitor =
+        nvml ? make_nvml_monitor(facts.uuid) : std::make_unique<BlindMonitor>("NVML not consulted (--no-nvml)");
+    if (!record) return measure_topology(*engine, facts, options, progress, *monitor);
+    RecordingEngine recording(*engine, facts, *record);
+    return measure_topology(recording, facts, options, progress, *monitor);
+}
 
 model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
                          Progress& progress) {
