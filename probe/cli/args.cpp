@@ -1,0 +1,189 @@
+#include "args.hpp"
+
+#include "../model/quantities.hpp"
+#include "../profile/atomic_file.hpp"
+#include "../profile/profile.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace gpu_topology::cli {
+
+const char* const kUsageText = R"(usage: gpu-topology-probe <command> [options]
+
+commands:
+  probe     [--device N | --all-devices] [--output FILE|-] [--raw DIR] [--record LOG] [--quiet]
+            [--level quick|full] [--budget SECONDS] [--careful]
+            measure the device; write the profile (JSON) to FILE (default: stdout) and,
+            beside a FILE, its picture (FILE with .svg for .json); progress to stderr,
+            every sweep as CSV into DIR, every engine call into LOG.
+            --level quick: L1, L2 and DRAM sizes, lines, latencies, bandwidths (default full);
+            --budget: start no stage after SECONDS (the profile lists the skipped ones);
+            --careful: chase every warm pass and time whole passes (slower, for comparison)
+            --no-nvml: watch for other work with the reference measurement alone
+            --quiet-reference PROFILE: an earlier profile of this model, measured on a
+            quiet GPU; work already running when the probe starts is then seen too
+            --all-devices: every device at once, then the links between them, into one
+            node profile (docs/node.md); not with --device, --raw or --record
+  replay    LOG [--output FILE|-] [--level quick|full] [--careful] [--quiet-reference PROFILE]
+            run the probe's stages against a recorded engine LOG, on any machine
+  identity  [--device N | --all-devices]
+            print the device identity as one JSON line (every device: a JSON array)
+  render    PROFILE [--header FILE] [--cmake FILE] [--source TEXT] [--table]
+            write gpu_topology.hpp / CMake variables from a profile or a node profile
+            (a node's devices must be one model, else it names what differs and fails;
+            measured values that differ between them are withheld: docs/node.md)
+  show      PROFILE [--summary]   print the profile as a table
+  svg       PROFILE [--output FILE|-]   draw the profile's hierarchy (latency curve, levels, bandwidths),
+            or a node profile's devices and links
+  validate  PROFILE           check a profile; name every wrong field
+  check     PROFILE [--device N | --all-devices] [--identity-only]
+            compare this device with the profile: identity, then re-measured values;
+            with a node profile and --all-devices, every device of it
+  compare   PROFILE REFERENCE...
+            fail when PROFILE vouches for a value outside the references' spread
+  explore   --raw DIR [--device N]
+            dense sweeps over every region of interest (slow; for study and tests/data)
+  docs      [--output FILE] [--list]
+            the table of quantities (docs/quantities.md); --list: one line each,
+            "NAME path object member shape", for scripts
+  version
+
+exit codes: 0 ok, 1 failure, 2 usage error, 3 measured while the GPU was busy, 77 no usable GPU
+)";
+
+namespace {
+
+// What each command accepts: its options (true: takes a value) and positional arguments.
+struct CommandSpec {
+    std::map<std::string, bool> options;
+    std::size_t positional;
+};
+const std::map<std::string, CommandSpec> kCommands{
+    {"probe", {{{"--device", true}, {"--output", true}, {"--raw", true}, {"--record", true}, {"--quiet", false},
+                {"--level", true}, {"--budget", true}, {"--careful", false}, {"--no-nvml", false},
+                {"--quiet-reference", true}, {"--all-devices", false}}, 0}},
+    {"compare", {{}, 0}},
+    {"replay", {{{"--output", true}, {"--level", true}, {"--careful", false}, {"--quiet", false},
+                 {"--quiet-reference", true}}, 1}},
+    {"identity", {{{"--device", true}, {"--all-devices", false}}, 0}},
+    {"render", {{{"--header", true}, {"--cmake", true}, {"--source", true}, {"--table", false}}, 1}},
+    {"show", {{{"--summary", false}}, 1}},
+    {"svg", {{{"--output", true}}, 1}},
+    {"validate", {{}, 1}},
+    {"check", {{{"--device", true}, {"--identity-only", false}, {"--all-devices", false}}, 1}},
+    {"explore", {{{"--raw", true}, {"--device", true}}, 0}},
+    {"docs", {{{"--output", true}, {"--list", false}}, 0}},
+    {"version", {{}, 0}},
+};
+
+}  // namespace
+
+Args parse(int argc, char** argv) {
+    if (argc < 2) throw UsageError("no command");
+    Args args;
+    args.command = argv[1];
+    const auto spec = kCommands.find(args.command);
+    if (spec == kCommands.end()) throw UsageError("unknown command '" + args.command + "'");
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a.rfind("--", 0) != 0) {
+            args.positional.push_back(a);
+            continue;
+        }
+        const auto known = spec->second.options.find(a);
+        if (known == spec->second.options.end()) throw UsageError(args.command + ": unknown option " + a);
+        if (known->second) {
+            if (i + 1 >= argc) throw UsageError(a + " needs a value");
+            args.options[a] = argv[++i];
+        } else {
+            args.options[a] = "";
+        }
+    }
+    if (args.command == "compare" ? args.positional.size() < 2 : args.positional.size() != spec->second.positional)
+        throw UsageError(args.command + " takes " + std::to_string(spec->second.positional) + " argument(s), got " +
+                         std::to_string(args.positional.size()));
+    return args;
+}
+
+int device_index(const Args& args) {
+    if (args.has("--all-devices") && args.has("--device")) throw UsageError("--device and --all-devices exclude each other");
+    const auto text = args.get("--device");
+    if (!text) return 0;
+    try {
+        std::size_t used = 0;
+        const int n = std::stoi(*text, &used);
+        if (used == text->size() && n >= 0) return n;
+    } catch (const std::exception&) {
+    }
+    throw UsageError("--device: '" + *text + "' is not a device index");
+}
+
+void check_all_devices_options(const Args& args) {
+    (void)device_index(args);  // refuses --device beside --all-devices
+    if (!args.has("--all-devices")) return;
+    for (const char* alone : {"--raw", "--record"})
+        if (args.has(alone)) throw UsageError(std::string(alone) + " measures one device; not with --all-devices");
+}
+
+benchmarks::ProbeOptions probe_options(const Args& args) {
+    benchmarks::ProbeOptions options;
+    if (auto raw = args.get("--raw")) options.raw_dir = *raw;
+    if (auto text = args.get("--level")) {
+        const auto level = benchmarks::level_from_string(*text);
+        if (!level) throw UsageError("--level: '" + *text + "' is not quick or full");
+        options.level = *level;
+    }
+    if (auto text = args.get("--budget")) {
+        std::size_t used = 0;
+        double seconds = -1;
+        try {
+            seconds = std::stod(*text, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != text->size() || !(seconds > 0) || !std::isfinite(seconds))
+            throw UsageError("--budget: '" + *text + "' is not a positive number of seconds");
+        options.budget_seconds = seconds;
+    }
+    if (args.has("--careful")) options.pace = benchmarks::Pace::careful;
+    return options;
+}
+
+std::optional<double> quiet_reference(const Args& args, const std::string& device_name, int sm_count,
+                                      benchmarks::Progress& progress) {
+    const auto file = args.get("--quiet-reference");
+    if (!file) return std::nullopt;
+    const auto reference = profile::load_profile(*file);
+    const auto* name = reference.at_path("device.name");
+    const auto sms = profile::read_quantity(reference, model::kQuantities[model::kSmCount]).value;
+    if (!name || name->as_string() != device_name || sms != double(sm_count)) {
+        progress.note("--quiet-reference " + *file + " describes another model (" +
+                      (name ? name->as_string() : std::string("?")) + "); not used");
+        return std::nullopt;
+    }
+    const auto* seconds = reference.at_path("conditions.reference_work_seconds");
+    if (!seconds) {
+        progress.note("--quiet-reference " + *file + " records no reference work; not used");
+        return std::nullopt;
+    }
+    if (const auto* quiet = reference.at_path("conditions.quiet"); !quiet || !quiet->is_bool() || !quiet->as_bool())
+        throw UsageError("--quiet-reference " + *file + " was measured while the GPU was busy");
+    return seconds->as_number();
+}
+
+void write_output(const std::optional<std::string>& target, const std::string& text) {
+    if (!target || *target == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+    } else {
+        profile::write_file_atomically(*target, text);
+    }
+}
+
+std::filesystem::path picture_beside(const std::filesystem::path& profile_file) {
+    auto picture = profile_file;
+    if (picture.extension() == ".json") return picture.replace_extension(".svg");
+    return picture += ".svg";
+}
+
+}  // namespace gpu_topology::cli

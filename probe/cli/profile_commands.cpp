@@ -1,0 +1,183 @@
+// The commands that need no GPU: a profile's header, variables, table and
+// picture, its validation and comparison, the docs, and replays of engine logs.
+#include "args.hpp"
+
+#include "../benchmarks/monitor.hpp"
+#include "../benchmarks/recorded_engine.hpp"
+#include "../model/agreement.hpp"
+#include "../model/serialize.hpp"
+#include "../profile/atomic_file.hpp"
+#include "../profile/node_profile.hpp"
+#include "../profile/profile.hpp"
+#include "../render/node.hpp"
+#include "../render/render.hpp"
+#include "../render/svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gpu_topology::cli {
+
+int cmd_svg(const Args& args) {
+    const auto document = profile::load_any_profile(args.positional[0]);
+    write_output(args.get("--output"), profile::is_node_document(document) ? render::node_svg(document)
+                                                                           : render::hierarchy_svg(document));
+    return 0;
+}
+
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
+    const auto document = model::to_json(topology);
+    const auto errors = profile::validate(document);
+    if (!errors.empty()) {  // a bug in the probe, never the user's fault: say so loudly
+        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid profile: %s\n", e.c_str());
+        return kFailure;
+    }
+    write_output(args.get("--output"), document.dump());
+    if (const auto output = args.get("--output"); output && *output != "-") {
+        const auto picture = picture_beside(*output);
+        render::write_hierarchy_svg(document, picture);
+        progress.note("picture of the hierarchy: " + picture.string());
+    }
+    progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
+    if (!topology.conditions.quiet) {
+        for (const auto& e : topology.conditions.events) std::fprintf(stderr, "gpu-topology-probe: %s\n", e.c_str());
+        return kBusy;
+    }
+    return 0;
+}
+
+// The node's counterpart of finish_probe: one node profile, its picture, and
+// whether one set of facts describes every device.
+int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress) {
+    const auto document = model::to_json(node);
+    if (const auto errors = profile::validate_node(document); !errors.empty()) {
+        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid node profile: %s\n", e.c_str());
+        return kFailure;
+    }
+    write_output(args.get("--output"), document.dump());
+    if (const auto output = args.get("--output"); output && *output != "-") {
+        const auto picture = picture_beside(*output);
+        render::write_node_svg(document, picture);
+        progress.note("picture of the node: " + picture.string());
+    }
+    const auto common = profile::node_facts(document);
+    for (const auto& d : common.model_differences) progress.note("devices differ: " + d);
+    for (const auto& w : common.withheld) progress.note("withheld from the common facts: " + w);
+    if (common.model_differences.empty())
+        progress.note(std::to_string(node.devices.size()) + " devices of one model; " +
+                      std::to_string(common.withheld.size()) + " measured values differ between them and are withheld");
+    char timing[160];
+    std::snprintf(timing, sizeof timing, "node probe finished in %.2f s (slowest device %.2f s, links %.2f s)",
+                  node.duration_s, node.slowest_device_s, node.links_s);
+    progress.note(timing);
+    int busy = 0;
+    for (const auto& device : node.devices)
+        if (const auto* quiet = device.at_path("conditions.quiet"); quiet && quiet->is_bool() && !quiet->as_bool()) {
+            ++busy;
+            for (const auto& e : device.at_path("conditions.events")->as_array())
+                std::fprintf(stderr, "gpu-topology-probe: device %s: %s\n",
+                             profile::format_number(device.at_path("device.index")->as_number()).c_str(),
+                             e.as_string().c_str());
+        }
+    return busy ? kBusy : 0;
+}
+
+int cmd_render(const Args& args) {
+    const auto& path = args.positional[0];
+    const auto text = profile::read_profile_bytes(path);
+    const auto document = profile::load_any_profile_text(text, path);
+    // A node whose devices are not one model has no common facts: the header and the variables need them.
+    if (profile::is_node_document(document) && (args.has("--header") || args.has("--cmake"))) try {
+        (void)render::facts_of(document);
+    } catch (const std::invalid_argument& e) {
+        throw profile::ProfileError(path + ": " + e.what());
+    }
+    render::RenderContext context;
+    context.profile_hash = profile::content_hash(text);
+    if (auto source = args.get("--source")) {
+        if (source->empty() || !profile::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
+        context.profile_source = *source;
+    }
+    if (auto header = args.get("--header"))
+        profile::write_file_if_changed(*header, render::render_header(document, context, render::embedded_header_template()));
+    if (auto cmake = args.get("--cmake")) profile::write_file_if_changed(*cmake, render::render_cmake(document, context));
+    const bool table = args.command == "show" || args.has("--table") || (!args.has("--header") && !args.has("--cmake"));
+    if (table) std::fputs(render::render_table(document, context, !args.has("--summary")).c_str(), stdout);
+    return 0;
+}
+
+int cmd_validate(const Args& args) {
+    const auto document = profile::load_any_profile(args.positional[0]);
+    std::printf("%s: valid %s profile\n", args.positional[0].c_str(),
+                document.find("schema")->as_string().c_str());
+    return 0;
+}
+
+int cmd_docs(const Args& args) {
+    if (!args.has("--list")) {
+        write_output(args.get("--output"), render::render_quantity_docs());
+        return 0;
+    }
+    std::string lines;
+    for (const auto& q : model::kQuantities) {
+        const char* shape = q.shape == model::Shape::fact ? "fact" : q.shape == model::Shape::latency ? "latency" : "estimate";
+        lines += std::string(q.name) + " " + std::string(q.path) + " " + std::string(q.object()) + " " +
+                 std::string(q.member()) + " " + shape + "\n";
+    }
+    write_output(args.get("--output"), lines);
+    return 0;
+}
+
+// PROFILE may not vouch for a value outside the references' range by more than the tolerance.
+int cmd_compare(const Args& args) {
+    const auto candidate = profile::load_profile(args.positional[0]);
+    std::vector<profile::Json> references;
+    for (std::size_t i = 1; i < args.positional.size(); ++i) references.push_back(profile::load_profile(args.positional[i]));
+    int outside = 0, vouched = 0, doubted = 0;
+    for (const auto& q : model::kQuantities) {
+        const auto v = profile::read_quantity(candidate, q);
+        if (!v.value || v.source == "api") continue;
+        if (!v.doubt.empty()) {
+            ++doubted;
+            continue;
+        }
+        double lo = 1e300, hi = -1e300;
+        bool all = true;
+        for (const auto& r : references) {
+            const auto w = profile::read_quantity(r, q);
+            if (!w.value) all = false;
+            else lo = std::min(lo, *w.value), hi = std::max(hi, *w.value);
+        }
+        if (!all) continue;
+        ++vouched;
+        const double tolerance = model::agreement_tolerance(q, std::abs(lo));
+        if (*v.value < lo - tolerance || *v.value > hi + tolerance) {
+            std::printf("OUTSIDE %-40s %s, references %s .. %s (tolerance %s)\n", std::string(q.name).c_str(),
+                        profile::format_number(*v.value).c_str(), profile::format_number(lo).c_str(),
+                        profile::format_number(hi).c_str(), profile::format_number(std::round(tolerance)).c_str());
+            ++outside;
+        }
+    }
+    std::printf("%d vouched for and compared, %d outside the references' spread, %d not vouched for\n", vouched,
+                outside, doubted);
+    return outside ? kFailure : 0;
+}
+
+int cmd_replay(const Args& args) {
+    // A quick level or a budget leaves some of a full recording's calls out.
+    const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
+    benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
+                                                              : benchmarks::ReplayEngine::Matching::every_call);
+    benchmarks::Progress progress(!args.has("--quiet"));
+    benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
+    auto options = probe_options(args);
+    options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
+    const auto topology = benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
+    if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a subsequence
+        progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
+                      std::to_string(engine.calls_recorded()) + " recorded calls");
+    return finish_probe(topology, args, progress);
+}
+
+}  // namespace gpu_topology::cli
