@@ -25,7 +25,6 @@ namespace gpu_topology::cli {
 
 namespace {
 
-
 std::optional<benchmarks::DeviceFacts> lookup(int index) {
     const auto found = kernels::find_device(index);
     if (!found.found) {

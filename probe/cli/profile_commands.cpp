@@ -26,19 +26,31 @@ int cmd_svg(const Args& args) {
     return 0;
 }
 
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
-    const auto document = model::to_json(topology);
-    const auto errors = profile::validate(document);
-    if (!errors.empty()) {  // a bug in the probe, never the user's fault: say so loudly
-        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid profile: %s\n", e.c_str());
-        return kFailure;
-    }
+namespace {
+
+using DrawPicture = void (*)(const profile::Json&, const std::filesystem::path&);
+
+// Writes a document the probe made to --output, and its picture beside it;
+// false when it is invalid: a bug in the probe, never the user's fault, so say so loudly.
+bool write_measured(const profile::Json& document, const std::vector<std::string>& errors, const char* kind,
+                    DrawPicture draw, const Args& args, benchmarks::Progress& progress) {
+    for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, e.c_str());
+    if (!errors.empty()) return false;
     write_output(args.get("--output"), document.dump());
     if (const auto output = args.get("--output"); output && *output != "-") {
         const auto picture = picture_beside(*output);
-        render::write_hierarchy_svg(document, picture);
-        progress.note("picture of the hierarchy: " + picture.string());
+        draw(document, picture);
+        progress.note("picture: " + picture.string());
     }
+    return true;
+}
+
+}  // namespace
+
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
+    const auto document = model::to_json(topology);
+    if (!write_measured(document, profile::validate(document), "profile", render::write_hierarchy_svg, args, progress))
+        return kFailure;
     progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {
         for (const auto& e : topology.conditions.events) std::fprintf(stderr, "gpu-topology-probe: %s\n", e.c_str());
@@ -51,16 +63,8 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
 // whether one set of facts describes every device.
 int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress) {
     const auto document = model::to_json(node);
-    if (const auto errors = profile::validate_node(document); !errors.empty()) {
-        for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid node profile: %s\n", e.c_str());
+    if (!write_measured(document, profile::validate_node(document), "node profile", render::write_node_svg, args, progress))
         return kFailure;
-    }
-    write_output(args.get("--output"), document.dump());
-    if (const auto output = args.get("--output"); output && *output != "-") {
-        const auto picture = picture_beside(*output);
-        render::write_node_svg(document, picture);
-        progress.note("picture of the node: " + picture.string());
-    }
     const auto common = profile::node_facts(document);
     for (const auto& d : common.model_differences) progress.note("devices differ: " + d);
     for (const auto& w : common.withheld) progress.note("withheld from the common facts: " + w);
