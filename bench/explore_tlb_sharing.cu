@@ -99,6 +99,32 @@ __global__ void experiment(unsigned long long victim_ring, unsigned long long di
     }
 }
 
+// One block: warp 0 warms a ring of `victim_elements`, warp 1 chases `disturber_elements` others,
+// warp 0 times one pass of its ring; `rounds` times. The same SM by construction: how many
+// disturbing entries the first level takes before the victim's own are gone.
+__global__ void entries_kernel(unsigned long long victim_ring, unsigned victim_elements,
+                               unsigned long long disturber_ring, unsigned disturber_elements, unsigned rounds,
+                               unsigned* samples, unsigned long long* sink) {
+    __shared__ volatile unsigned long long slot;
+    unsigned long long victim = victim_ring, other = disturber_ring;
+    for (unsigned round = 0; round < rounds; ++round) {
+        if (threadIdx.x == 0) victim = chase(victim, 2 * victim_elements);
+        __syncthreads();
+        if (threadIdx.x == 32) other = chase(other, disturber_elements);
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (unsigned i = 0; i < victim_elements; ++i) {
+                const long long begin = sm_clock();
+                victim = load_cg(victim);
+                slot = victim;
+                samples[round * victim_elements + i] = static_cast<unsigned>(sm_clock() - begin);
+            }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sink[0] = victim + slot;
+    if (threadIdx.x == 32) sink[1] = other;
+}
+
 // Links `count` elements `kStride` apart from byte `offset` of `buffer` into a ring; returns its start.
 unsigned long long link_ring(unsigned char* buffer, std::size_t offset, unsigned count) {
     const auto base = reinterpret_cast<unsigned long long>(buffer) + offset;
@@ -154,6 +180,24 @@ int main() {
         std::printf("%s,%d,%d,%u,%u,%zu\n", names[p], placements[p][0], ok, all[all.size() / 2],
                     all[all.size() * 9 / 10], all.size());
     }
+
+    // Entries: the victim's 4 elements against disturbers of 0 .. 40 elements, all 32 MiB apart.
+    std::printf("\ndisturber_elements,median_cycles,p90_cycles,samples\n");
+    constexpr unsigned kVictim = 4, kEntryRounds = 64;
+    const auto victim4 = link_ring(buffer, kDisturberElements * kStride + 4096, kVictim);
+    unsigned* entry_samples = nullptr;
+    check(cudaMalloc(&entry_samples, kEntryRounds * kVictim * sizeof(unsigned)), "cudaMalloc(entry samples)");
+    for (unsigned d = 0; d <= 40; d += (d < 24 ? 1 : 4)) {
+        const auto disturber = d == 0 ? disturber_ring : link_ring(buffer, 0, d);
+        entries_kernel<<<1, 64>>>(victim4, kVictim, disturber, d, kEntryRounds, entry_samples, sink);
+        check(cudaGetLastError(), "launch of entries_kernel");
+        check(cudaDeviceSynchronize(), "execution of entries_kernel");
+        std::vector<unsigned> s(kEntryRounds * kVictim);
+        check(cudaMemcpy(s.data(), entry_samples, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        std::sort(s.begin(), s.end());
+        std::printf("%u,%u,%u,%zu\n", d, s[s.size() / 2], s[s.size() * 9 / 10], s.size());
+    }
+    cudaFree(entry_samples);
     cudaFree(sink);
     cudaFree(samples);
     cudaFree(flags);
