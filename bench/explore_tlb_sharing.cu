@@ -12,6 +12,9 @@
 // pass costs what it costs without a disturber. Disturbers: none, the same SM, SM 1, SM 2, SM 16 and
 // the last SM, with the victim on SM 0. Prints median and 90th percentile of the victim's timed
 // loads per placement, 5 launches of 32 rounds each.
+//
+// Then the entries, on one SM: in one block, warp 0 warms 4 elements, warp 1 chases D others
+// (D = 0 .. 40), warp 0 times one pass; the victim slows once 4 + D exceeds what the level holds.
 #include <cuda_runtime.h>
 
 #include <algorithm>
