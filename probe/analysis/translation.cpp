@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace gpu_topology::analysis {
 
@@ -12,8 +13,24 @@ double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate)
     return quantile(candidate.cycles, 0.1) - quantile(reference.cycles, 0.1);
 }
 
+Rise positionwise_rise(std::uint32_t positions) {
+    if (positions == 0) throw std::invalid_argument("positionwise_rise needs one or more positions");
+    const auto median_at = [positions](const SweepPoint& point, std::uint32_t position) {
+        std::vector<double> at;
+        for (std::size_t i = position; i < point.cycles.size(); i += positions) at.push_back(point.cycles[i]);
+        return at.empty() ? 0.0 : median(at);
+    };
+    return [positions, median_at](const SweepPoint& reference, const SweepPoint& candidate) {
+        if (reference.cycles.size() < positions || candidate.cycles.size() < positions) return 0.0;
+        double most = -1e300;
+        for (std::uint32_t p = 0; p < positions; ++p) most = std::max(most, median_at(candidate, p) - median_at(reference, p));
+        return most;
+    };
+}
+
 CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& measure,
-                              std::uint32_t reference_elements, std::uint32_t max_elements, double threshold_cycles) {
+                              std::uint32_t reference_elements, std::uint32_t max_elements, double threshold_cycles,
+                              const Rise& rise_of) {
     if (reference_elements == 0 || max_elements <= reference_elements)
         throw std::invalid_argument("ring search needs 0 < reference < max elements");
     CountSearch search;
@@ -22,7 +39,7 @@ CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& me
     double rise = 0;
     const auto slow = [&](std::uint32_t n) {
         auto point = measure(n);
-        rise = fast_loads_rise(reference, point);
+        rise = rise_of(reference, point);
         search.trace.points.push_back(std::move(point));
         return rise > threshold_cycles;
     };

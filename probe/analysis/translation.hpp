@@ -8,7 +8,9 @@
 // every load raises the 10th percentile by its penalty (about 11 cycles on the
 // H200), while a ring whose neighbours share an entry misses on only some loads
 // and leaves it where it was. Short rings still move it by a few cycles with
-// their slice mix (up to 9 on the H100): a rise must clear a threshold.
+// their slice mix (up to 9 on the H100): a rise must clear a threshold. The
+// probe's stage avoids that: it times the same victim ring after disturbing
+// rings of growing length, and compares each of its loads with itself.
 #include "sweep.hpp"
 
 #include <cstdint>
@@ -16,21 +18,30 @@
 
 namespace gpu_topology::analysis {
 
-// Cycles the 10th percentile of `candidate` lies above that of `reference`.
+// How many cycles `candidate` is slower than `reference`.
+using Rise = std::function<double(const SweepPoint& reference, const SweepPoint& candidate)>;
+// The 10th percentile's rise: the fast loads (rings of different lengths).
 double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate);
+// For the same ring chased again and again (a victim timed after each
+// disturbance: its loads in ring order, `positions` a launch): the largest rise
+// of one position's median. One element's miss shows, whichever L2 slice it
+// lies in, where a percentile of all loads waits for a slow slice's.
+Rise positionwise_rise(std::uint32_t positions);
 
 struct CountSearch {
     bool found = false;
     std::uint32_t last_fast = 0;   // the longest ring whose fast loads did not slow
     std::uint32_t first_slow = 0;  // the shortest ring whose fast loads did
-    double rise_cycles = 0;        // fast_loads_rise at first_slow
+    double rise_cycles = 0;        // the rise at first_slow
     Sweep trace;                   // every ring measured, in the order measured
 };
 
 // Doubling from `reference_elements`, then bisection to one element: the
-// longest ring (at most `max_elements`) whose fast loads stay within
-// `threshold_cycles` of the reference ring's. `measure(n)` chases a ring of n.
+// longest ring (at most `max_elements`) whose `rise` over the reference ring
+// stays within `threshold_cycles`. `measure(n)` chases a ring of n (or
+// disturbs a victim with one).
 CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& measure,
-                              std::uint32_t reference_elements, std::uint32_t max_elements, double threshold_cycles);
+                              std::uint32_t reference_elements, std::uint32_t max_elements, double threshold_cycles,
+                              const Rise& rise = fast_loads_rise);
 
 }  // namespace gpu_topology::analysis

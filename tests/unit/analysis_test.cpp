@@ -236,6 +236,32 @@ TEST(Translation, LongestFastRingIsTheEntries) {
     }
 }
 
+// A victim of 4 entries after a disturbing ring of d: with LRU replacement in a
+// level of `entries`, the first 4 + d - entries of the victim's loads miss
+// (the oldest entries go first); its elements alternate near and far L2 slices.
+gpu_topology::analysis::SweepPoint disturbed_victim(std::uint32_t d, std::uint32_t entries, double penalty) {
+    gpu_topology::analysis::SweepPoint p{d, {}};
+    const std::uint32_t evicted = 4 + d > entries ? std::min<std::uint32_t>(4, 4 + d - entries) : 0;
+    for (std::uint32_t launch = 0; launch < 32; ++launch)
+        for (std::uint32_t i = 0; i < 4; ++i)
+            p.cycles.push_back((i % 2 ? 300.0 : 263.0) + (i < evicted ? penalty : 0.0) + (launch % 3));
+    return p;
+}
+
+TEST(Translation, ADisturbedVictimShowsItsFirstMissPositionByPosition) {
+    const auto search = gpu_topology::analysis::longest_fast_ring(
+        [](std::uint32_t d) { return disturbed_victim(d, 15, 10); }, 1, 64, 5,
+        gpu_topology::analysis::positionwise_rise(4));
+    ASSERT_TRUE(search.found);
+    EXPECT_EQ(4 + search.last_fast, 15u);  // the level's entries
+    EXPECT_DOUBLE_EQ(search.rise_cycles, 10);
+    // A percentile of all loads sees the first miss late, or never: a near slice's miss stays under
+    // the far slices' loads, and the fast loads wait for every entry to go.
+    const auto fastest = gpu_topology::analysis::longest_fast_ring(
+        [](std::uint32_t d) { return disturbed_victim(d, 15, 10); }, 1, 64, 5);
+    EXPECT_GT(4 + fastest.last_fast, 15u);
+}
+
 TEST(Translation, APenaltyUnderTheThresholdIsNotFound) {
     const auto search = gpu_topology::analysis::longest_fast_ring(
         [](std::uint32_t n) { return tlb_ring(n, 16, 3); }, 4, 24, 5);
