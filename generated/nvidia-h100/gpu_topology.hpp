@@ -15,9 +15,9 @@
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-17448836-96f5-21d5-8fdc-bb5bb19785ef"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-ec7a876b-0cab-91ab-c67d-f90232b4598b"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:9348ed84d1e65e74"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d3864e2ad8f7e9f1"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,35 +26,35 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979994
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1980000
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
-#define GPU_TOPOLOGY_L1_SIZE_BYTES 246784
+#define GPU_TOPOLOGY_L1_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 189440
 #define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 20480
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 288
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 256
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 289
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 257
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25114827187738
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25503396975720
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 337
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 246
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 339
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 248
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
-#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 246784
+#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 288
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 256
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 290
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 258
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
@@ -67,8 +67,8 @@
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
 #define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 407
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 309
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 406
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 308
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -77,26 +77,26 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27341050801429
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27743843247707
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 52428800
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 32768000
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 25165824
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 288
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 495
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 434
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8688011884632
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 289
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 494
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 431
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8727102353797
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 85017493504
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 722
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3084706941650
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 720
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3093708692412
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
 #define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4013571711062
-#define GPU_TOPOLOGY_TLB_ENTRIES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_REACH_BYTES_UNMEASURED 1
-#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4028289756233
+#define GPU_TOPOLOGY_TLB_ENTRIES 15
+#define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
+#define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
+#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES 10
 #define GPU_TOPOLOGY_PAGE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_TEXTURE_SAME_STORAGE 1
 #define GPU_TOPOLOGY_L1_READONLY_SAME_STORAGE 1
@@ -187,18 +187,6 @@ struct TEXTURE_LINE_BYTES {
 struct CONSTANT_L1_LINE_BYTES {
     static constexpr const char* reason = "capacity span did not grow like a line boundary";
 };
-struct TLB_ENTRIES {
-    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
-};
-struct TLB_COVERAGE_BYTES {
-    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
-};
-struct TLB_REACH_BYTES {
-    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
-};
-struct TLB_MISS_PENALTY_CYCLES {
-    static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (the H100 run of docs/measurements/2026-11-22-beyond.md), so a miss penalty of a few cycles can hide";
-};
 struct PAGE_BYTES {
     static constexpr const char* reason = "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size";
 };
@@ -216,7 +204,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979994u, source::measured, false, true}};
+    {1980000u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -243,18 +231,18 @@ struct l1_facts {
     known<std::uint64_t> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT l1_facts l1{
-    {246784ull, source::measured, false, true},
+    {247808ull, source::measured, false, true},
     {189440ull, source::measured, false, true},
     {20480ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {288u, source::measured, false, true},
-    {256u, source::derived, false, true},
+    {289u, source::measured, false, true},
+    {257u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {25114827187738ull, source::measured, false, true}};
+    {25503396975720ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -270,8 +258,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {337u, source::measured, false, true},
-    {246u, source::derived, false, true},
+    {339u, source::measured, false, true},
+    {248u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -284,12 +272,12 @@ struct readonly_facts {
     known<std::uint32_t> per_sm;  // read-only instances per SM, instances
 };
 GPU_TOPOLOGY_FACT readonly_facts readonly{
-    {246784ull, source::measured, false, true},
+    {247808ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {288u, source::measured, false, true},
-    {256u, source::derived, false, true},
+    {290u, source::measured, false, true},
+    {258u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -325,8 +313,8 @@ GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
     {98u, source::measured, false, true},
-    {407u, source::measured, false, true},
-    {309u, source::derived, false, true}};
+    {406u, source::measured, false, true},
+    {308u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -348,7 +336,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {27341050801429ull, source::measured, false, true}};
+    {27743843247707ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -367,10 +355,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {25165824ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {288u, source::measured, false, true},
-    {495u, source::measured, false, true},
-    {434u, source::derived, false, true},
-    {8688011884632ull, source::measured, false, true}};
+    {289u, source::measured, false, true},
+    {494u, source::measured, false, true},
+    {431u, source::derived, false, true},
+    {8727102353797ull, source::measured, false, true}};
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes
@@ -379,8 +367,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {85017493504ull, source::api, false, true},
-    {722u, source::measured, false, true},
-    {3084706941650ull, source::measured, false, true}};
+    {720u, source::measured, false, true},
+    {3093708692412ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -390,20 +378,20 @@ struct cluster_facts {
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
     {192u, source::measured, false, true},
-    {4013571711062ull, source::measured, false, true}};
+    {4028289756233ull, source::measured, false, true}};
 
 struct tlb_facts {
-    unknown<std::uint32_t, not_measured::TLB_ENTRIES> entries;  // first TLB level entries, entries
-    unknown<std::uint64_t, not_measured::TLB_COVERAGE_BYTES> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
-    unknown<std::uint64_t, not_measured::TLB_REACH_BYTES> reach_bytes;  // first TLB level reach (entries x coverage), bytes
-    unknown<std::uint32_t, not_measured::TLB_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
+    known<std::uint32_t> entries;  // first TLB level entries, entries
+    known<std::uint64_t> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
+    known<std::uint64_t> reach_bytes;  // first TLB level reach (entries x coverage), bytes
+    known<std::uint32_t> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
     unknown<std::uint64_t, not_measured::PAGE_BYTES> page_bytes;  // page size the driver maps, bytes
 };
 GPU_TOPOLOGY_FACT tlb_facts tlb{
-    {},
-    {},
-    {},
-    {},
+    {15u, source::measured, false, true},
+    {16777216ull, source::measured, false, true},
+    {251658240ull, source::derived, false, true},
+    {10u, source::measured, false, true},
     {}};
 
 struct sharing_facts {
@@ -434,27 +422,27 @@ struct l1_at_launch {
 };
 inline constexpr std::size_t l1_launch_count = 33;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 7u, 246784ull},
-    {0, 256u, 7u, 246784ull},
-    {0, 1024u, 2u, 246784ull},
+    {0, 32u, 7u, 247808ull},
+    {0, 256u, 7u, 247808ull},
+    {0, 1024u, 2u, 247808ull},
     {-1, 32u, 32u, 189440ull},
-    {-1, 256u, 8u, 223232ull},
-    {-1, 1024u, 2u, 246784ull},
-    {1, 32u, 7u, 223232ull},
+    {-1, 256u, 8u, 222208ull},
+    {-1, 1024u, 2u, 247808ull},
+    {1, 32u, 7u, 222208ull},
     {1, 256u, 7u, 222208ull},
-    {1, 1024u, 2u, 223232ull},
+    {1, 1024u, 2u, 222208ull},
     {3, 32u, 7u, 189440ull},
     {3, 256u, 7u, 189440ull},
     {3, 1024u, 2u, 189440ull},
     {4, 32u, 14u, 152576ull},
     {4, 256u, 8u, 152576ull},
     {4, 1024u, 2u, 152576ull},
-    {5, 32u, 14u, 120832ull},
-    {5, 256u, 8u, 120832ull},
-    {5, 1024u, 2u, 120832ull},
-    {7, 32u, 14u, 89088ull},
-    {7, 256u, 8u, 89088ull},
-    {7, 1024u, 2u, 89088ull},
+    {5, 32u, 14u, 119808ull},
+    {5, 256u, 8u, 119808ull},
+    {5, 1024u, 2u, 119808ull},
+    {7, 32u, 14u, 87040ull},
+    {7, 256u, 8u, 87040ull},
+    {7, 1024u, 2u, 87040ull},
     {10, 32u, 28u, 20480ull},
     {10, 256u, 8u, 20480ull},
     {10, 1024u, 2u, 20480ull},
@@ -632,7 +620,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H100 80GB HBM3", "GPU-17448836-96f5-21d5-8fdc-bb5bb19785ef"},
+    {0, "NVIDIA H100 80GB HBM3", "GPU-ec7a876b-0cab-91ab-c67d-f90232b4598b"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;
