@@ -48,24 +48,8 @@ model::LinkRoute route_between(const DeviceFacts& from, const DeviceFacts& to, b
     route.peer_access = runtime.peer_access;
     route.performance_rank = runtime.performance_rank;
     route.native_atomics = runtime.native_atomics;
-    if (!nvml) {
-        route.transport = "unknown";
-        route.route_source = "CUDA runtime; NVML not consulted (--no-nvml)";
-        return route;
-    }
-    const auto nvlink = nvlink_route(from.uuid, kernels::pci_location(to.index));
-    if (!nvlink.known) {
-        route.transport = "unknown";
-        route.route_source = "CUDA runtime; NVML: " + nvlink.reason;
-        return route;
-    }
-    route.route_source = "CUDA runtime and NVML";
-    // Links to the peer; else links into NVSwitches (each carries traffic to any GPU behind them);
-    // else no NVLink reaches it (links that end at other GPUs do not): PCIe.
-    route.transport = nvlink.to_peer > 0 ? "nvlink" : nvlink.to_switch > 0 ? "nvswitch" : "pcie";
-    route.nvlinks = nvlink.to_peer > 0 ? nvlink.to_peer : nvlink.to_switch;
-    route.nominal_bytes_per_s = nvlink.bytes_per_s;
-    if (!nvlink.rate_reason.empty()) route.route_source += " (" + nvlink.rate_reason + ")";
+    apply_nvlink_route(nvml ? std::optional(nvlink_route(from.uuid, kernels::pci_location(to.index))) : std::nullopt,
+                       route);
     return route;
 }
 

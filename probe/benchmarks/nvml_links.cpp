@@ -125,4 +125,23 @@ NvlinkRoute nvlink_route(const std::string& from_uuid, const kernels::PciLocatio
     return route;
 }
 
+void apply_nvlink_route(const std::optional<NvlinkRoute>& nvlink, model::LinkRoute& route) {
+    route.transport = "unknown";
+    route.nvlinks = 0;
+    route.nominal_bytes_per_s.reset();
+    if (!nvlink) {
+        route.route_source = "CUDA runtime; NVML not consulted (--no-nvml)";
+        return;
+    }
+    if (!nvlink->known) {
+        route.route_source = "CUDA runtime; NVML: " + nvlink->reason;
+        return;
+    }
+    route.route_source = "CUDA runtime and NVML";
+    route.transport = nvlink->to_peer > 0 ? "nvlink" : nvlink->to_switch > 0 ? "nvswitch" : "pcie";
+    route.nvlinks = nvlink->to_peer > 0 ? nvlink->to_peer : nvlink->to_switch;
+    if (route.nvlinks > 0) route.nominal_bytes_per_s = nvlink->bytes_per_s;
+    if (!nvlink->rate_reason.empty()) route.route_source += " (" + nvlink->rate_reason + ")";
+}
+
 }  // namespace gpu_topology::benchmarks

@@ -2,6 +2,7 @@
 // NVLinks between two GPUs, from NVML (loaded at run time): how many of the
 // first GPU's active links end at the second, and NVML's link speed.
 #include "../kernels/peer_link.hpp"
+#include "../model/node.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -23,5 +24,12 @@ struct NvlinkRoute {
 
 // The NVLinks of the GPU `from_uuid` ("GPU-...") and which of them reach the GPU at `peer`.
 NvlinkRoute nvlink_route(const std::string& from_uuid, const kernels::PciLocation& peer);
+
+// A link's transport, NVLink count, nominal rate and their source, from what
+// NVML said (`nvlink`; nullopt: NVML was not consulted). Links to the peer:
+// nvlink; else links into NVSwitches (each carries traffic to any GPU behind
+// them): nvswitch; else no NVLink reaches it (links that end at other GPUs,
+// an NVLink bridge to a third card, do not): pcie.
+void apply_nvlink_route(const std::optional<NvlinkRoute>& nvlink, model::LinkRoute& route);
 
 }  // namespace gpu_topology::benchmarks

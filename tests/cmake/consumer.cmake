@@ -357,6 +357,10 @@ elseif(MODE STREQUAL "node")
   expect_in("${output}" "DEVICES 'some' is not ALL")
   configure(fail "${WORK}/args" "${WORK}/args-both" ${stored_arg} -DWHICH=ALL -DBOTH=ON)
   expect_in("${output}" "give DEVICE (one device) or DEVICES ALL (every device), not both")
+  # The tests of a DEVICES ALL target check every device: DEVICE n is refused, not ignored.
+  write_project("${WORK}/tests" "enable_testing()\nadd_library(lib INTERFACE)\ngpu_topology_generate(TARGET lib DEVICES ALL)\ngpu_topology_add_tests(DEVICE 1)\n")
+  configure(fail "${WORK}/tests" "${WORK}/tests-build" ${stored_arg})
+  expect_in("${output}" "its tests check every device, so DEVICE 1 does not apply")
   # No GPU: the stored profile, with the usual warning, describes a node of one device.
   set(ENV{FAKE_MODE} nogpu)
   configure(ok "${example}" "${WORK}/nogpu" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)

@@ -1,6 +1,7 @@
 // Node profiles: validation, whether the devices are alike, and what the header
 // and the table say of a node. The devices are the stored, measured profiles;
 // the link numbers below are synthetic test inputs, not measurements.
+#include "benchmarks/nvml_links.hpp"
 #include "model/node.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
@@ -222,6 +223,38 @@ TEST(Node, TableAndCMakeNameEveryDeviceAndLink) {
     const auto cmake = render::render_cmake(node, {});
     EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_COUNT 2)"), std::string::npos);
     EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_UUIDS \"GPU-aaaa;GPU-bbbb\")"), std::string::npos);
+}
+
+// What NVML says becomes the route; the answers below are made up, one per kind of machine.
+TEST(Node, TheRouteFollowsWhereTheLinksEnd) {
+    using benchmarks::NvlinkRoute;
+    const auto route_of = [](const std::optional<NvlinkRoute>& nvml) {
+        model::LinkRoute route;
+        benchmarks::apply_nvlink_route(nvml, route);
+        return route;
+    };
+    const auto switched = route_of(NvlinkRoute{.known = true, .to_switch = 18, .active = 18, .bytes_per_s = 478e9});
+    EXPECT_EQ(switched.transport, "nvswitch");
+    EXPECT_EQ(switched.nvlinks, 18u);
+    EXPECT_EQ(switched.nominal_bytes_per_s, 478e9);
+    const auto direct = route_of(NvlinkRoute{.known = true, .to_peer = 4, .active = 12, .bytes_per_s = 100e9});
+    EXPECT_EQ(direct.transport, "nvlink");
+    EXPECT_EQ(direct.nvlinks, 4u);
+    // An NVLink bridge to a third card: active links, none to the peer or a switch.
+    const auto bridged_elsewhere = route_of(NvlinkRoute{.known = true, .active = 4, .bytes_per_s = 100e9});
+    EXPECT_EQ(bridged_elsewhere.transport, "pcie");
+    EXPECT_EQ(bridged_elsewhere.nvlinks, 0u);
+    EXPECT_FALSE(bridged_elsewhere.nominal_bytes_per_s) << "the bridge's rate is not this pair's";
+    const auto slow = route_of(NvlinkRoute{.known = true, .to_peer = 2, .active = 2,
+                                           .rate_reason = "NVML reported no speed for some active link"});
+    EXPECT_EQ(slow.route_source, "CUDA runtime and NVML (NVML reported no speed for some active link)");
+    EXPECT_FALSE(slow.nominal_bytes_per_s);
+    const auto absent = route_of(NvlinkRoute{.known = false, .reason = "libnvidia-ml.so.1 could not be loaded"});
+    EXPECT_EQ(absent.transport, "unknown");
+    EXPECT_EQ(absent.route_source, "CUDA runtime; NVML: libnvidia-ml.so.1 could not be loaded");
+    const auto not_asked = route_of(std::nullopt);
+    EXPECT_EQ(not_asked.transport, "unknown");
+    EXPECT_EQ(not_asked.route_source, "CUDA runtime; NVML not consulted (--no-nvml)");
 }
 
 }  // namespace
