@@ -15,7 +15,7 @@
 //
 // Then the entries, on one SM: in one block, warp 0 warms 4 elements, warp 1 chases D others
 // (D = 0 .. 40), warp 0 times one pass; the victim slows once 4 + D exceeds what the level holds.
-#include <cuda_runtime.h>
+#include "explore_common.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,26 +25,10 @@
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status == cudaSuccess) return;
-    std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-    std::exit(1);
-}
-
 constexpr std::size_t kStride = 32ull << 20;  // one element per 32 MiB: its own TLB entry
 constexpr unsigned kVictimElements = 8, kDisturberElements = 64, kRounds = 32;
 constexpr long long kSpinLimit = 50'000'000;  // a partner that never arrives ends the launch, flagged
 
-__device__ unsigned sm_id() {
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
-__device__ long long sm_clock() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
 __device__ unsigned long long load_cg(unsigned long long address) {
     unsigned long long v;
     asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(address) : "memory");
@@ -133,7 +117,7 @@ unsigned long long link_ring(unsigned char* buffer, std::size_t offset, unsigned
     const auto base = reinterpret_cast<unsigned long long>(buffer) + offset;
     for (unsigned i = 0; i < count; ++i) {
         const unsigned long long next = base + ((i + 1) % count) * kStride;
-        check(cudaMemcpy(buffer + offset + i * kStride, &next, sizeof next, cudaMemcpyHostToDevice), "cudaMemcpy(ring)");
+        CHECK(cudaMemcpy(buffer + offset + i * kStride, &next, sizeof next, cudaMemcpyHostToDevice));
     }
     return base;
 }
@@ -142,18 +126,18 @@ unsigned long long link_ring(unsigned char* buffer, std::size_t offset, unsigned
 
 int main() {
     int sms = 0;
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const std::size_t bytes = (kDisturberElements + kVictimElements + 1) * kStride;
     unsigned char* buffer = nullptr;
-    check(cudaMalloc(&buffer, bytes), "cudaMalloc");
+    CHECK(cudaMalloc(&buffer, bytes));
     const auto disturber_ring = link_ring(buffer, 0, kDisturberElements);
     const auto victim_ring = link_ring(buffer, kDisturberElements * kStride + 4096, kVictimElements);
     int* flags = nullptr;
     unsigned* samples = nullptr;
     unsigned long long* sink = nullptr;
-    check(cudaMalloc(&flags, 5 * sizeof(int)), "cudaMalloc(flags)");
-    check(cudaMalloc(&samples, kRounds * kVictimElements * sizeof(unsigned)), "cudaMalloc(samples)");
-    check(cudaMalloc(&sink, 2 * sizeof(unsigned long long)), "cudaMalloc(sink)");
+    CHECK(cudaMalloc(&flags, 5 * sizeof(int)));
+    CHECK(cudaMalloc(&samples, kRounds * kVictimElements * sizeof(unsigned)));
+    CHECK(cudaMalloc(&sink, 2 * sizeof(unsigned long long)));
 
     std::printf("placement,disturber_sm,launches_ok,median_cycles,p90_cycles,samples\n");
     const int placements[][2] = {{-1, -1}, {0, 0}, {1, 1}, {2, 2}, {16, 16}, {sms - 1, sms - 1}};
@@ -162,16 +146,16 @@ int main() {
         std::vector<unsigned> all;
         int ok = 0;
         for (int launch = 0; launch < 5; ++launch) {
-            check(cudaMemset(flags, 0, 5 * sizeof(int)), "cudaMemset(flags)");
+            CHECK(cudaMemset(flags, 0, 5 * sizeof(int)));
             // Many one-warp blocks, so every SM (SM 0 twice) gets some; only the elected two work.
             experiment<<<8 * sms, 32>>>(victim_ring, disturber_ring, 0, placements[p][0], flags, samples, sink);
-            check(cudaGetLastError(), "launch of experiment");
-            check(cudaDeviceSynchronize(), "execution of experiment");
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
             int host_flags[5];
-            check(cudaMemcpy(host_flags, flags, sizeof host_flags, cudaMemcpyDeviceToHost), "cudaMemcpy(flags)");
+            CHECK(cudaMemcpy(host_flags, flags, sizeof host_flags, cudaMemcpyDeviceToHost));
             if (host_flags[4] || !host_flags[0] || (placements[p][0] >= 0 && !host_flags[1])) continue;
             std::vector<unsigned> s(kRounds * kVictimElements);
-            check(cudaMemcpy(s.data(), samples, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy(samples)");
+            CHECK(cudaMemcpy(s.data(), samples, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
             all.insert(all.end(), s.begin(), s.end());
             ++ok;
         }
@@ -189,14 +173,14 @@ int main() {
     constexpr unsigned kVictim = 4, kEntryRounds = 64;
     const auto victim4 = link_ring(buffer, kDisturberElements * kStride + 4096, kVictim);
     unsigned* entry_samples = nullptr;
-    check(cudaMalloc(&entry_samples, kEntryRounds * kVictim * sizeof(unsigned)), "cudaMalloc(entry samples)");
+    CHECK(cudaMalloc(&entry_samples, kEntryRounds * kVictim * sizeof(unsigned)));
     for (unsigned d = 0; d <= 40; d += (d < 24 ? 1 : 4)) {
         const auto disturber = d == 0 ? disturber_ring : link_ring(buffer, 0, d);
         entries_kernel<<<1, 64>>>(victim4, kVictim, disturber, d, kEntryRounds, entry_samples, sink);
-        check(cudaGetLastError(), "launch of entries_kernel");
-        check(cudaDeviceSynchronize(), "execution of entries_kernel");
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
         std::vector<unsigned> s(kEntryRounds * kVictim);
-        check(cudaMemcpy(s.data(), entry_samples, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        CHECK(cudaMemcpy(s.data(), entry_samples, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
         std::sort(s.begin(), s.end());
         std::printf("%u,%u,%u,%zu\n", d, s[s.size() / 2], s[s.size() * 9 / 10], s.size());
     }
