@@ -31,9 +31,8 @@ model::LinkValue summarize(const std::vector<double>& samples) {
         return v;
     }
     v.value = analysis::median(samples);
-    v.min = *std::min_element(samples.begin(), samples.end());
-    v.max = *std::max_element(samples.begin(), samples.end());
-    v.repeats = static_cast<std::uint32_t>(samples.size());
+    const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    v.spread = {*lo, *hi, static_cast<std::uint32_t>(samples.size())};
     return v;
 }
 

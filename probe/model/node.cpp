@@ -1,5 +1,7 @@
 #include "node.hpp"
 
+#include "serialize.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -19,13 +21,9 @@ Json value_json(const LinkQuantity& q, const LinkValue& v) {
         j["reason"] = v.reason;
         return j;
     }
-    j["value"] = rounded(*v.value);
+    j["value"] = *v.value;
     j["unit"] = q.unit;
-    Json spread = Json::object();
-    spread["min"] = rounded(v.min);
-    spread["max"] = rounded(v.max);
-    spread["repeats"] = v.repeats;
-    j["spread"] = std::move(spread);
+    j["spread"] = to_json(v.spread);
     return j;
 }
 

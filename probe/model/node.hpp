@@ -4,6 +4,7 @@
 // role quantities.hpp plays for one device: the node schema, its validation,
 // the header's link table, the printed table and the picture all come from it.
 #include "../profile/json.hpp"
+#include "topology.hpp"
 
 #include <array>
 #include <cstdint>
@@ -44,8 +45,7 @@ inline constexpr std::array<LinkQuantity, 6> kLinkQuantities{{
 // why it has no value.
 struct LinkValue {
     std::optional<double> value;
-    double min = 0, max = 0;
-    std::uint32_t repeats = 0;
+    Spread spread;       // when value
     std::string reason;  // when !value
 };
 

@@ -9,24 +9,6 @@ using profile::Json;
 
 double rounded(double v, double unit) { return std::round(v / unit) * unit; }
 
-Json& at_path(Json& root, std::string_view path) {
-    Json* node = &root;
-    while (!path.empty()) {
-        const auto dot = path.find('.');
-        node = &(*node)[path.substr(0, dot)];
-        path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
-    }
-    return *node;
-}
-
-Json spread_json(const Spread& s) {
-    Json j = Json::object();
-    j["min"] = s.min;
-    j["max"] = s.max;
-    j["repeats"] = s.repeats;
-    return j;
-}
-
 Json estimate_json(const Quantity& q, const Estimate& e) {
     Json j = Json::object();
     j["value"] = e.value;
@@ -38,7 +20,7 @@ Json estimate_json(const Quantity& q, const Estimate& e) {
         j["bound"] = "lower";
         j["reason"] = e.bound_reason;
     }
-    if (e.spread) j["spread"] = spread_json(*e.spread);
+    if (e.spread) j["spread"] = to_json(*e.spread);
     for (const auto& [key, value] : e.details) j[key] = value;
     if (!e.doubt.empty()) j["doubt"] = e.doubt;
     return j;
@@ -89,7 +71,7 @@ Json probe_json(const ProbeRecord& p) {
     }
     j["skipped_stages"] = std::move(skipped);
     j["timer_overhead_cycles"] = rounded(p.timer_overhead_cycles, 0.01);
-    j["timer_overhead_spread"] = spread_json(p.timer_overhead_spread);
+    j["timer_overhead_spread"] = to_json(p.timer_overhead_spread);
     j["points_measured"] = p.points_measured;
     return j;
 }
@@ -149,6 +131,14 @@ Json curve_json(const LatencyCurve& curve) {
 
 }  // namespace
 
+Json to_json(const Spread& s) {
+    Json j = Json::object();
+    j["min"] = s.min;
+    j["max"] = s.max;
+    j["repeats"] = s.repeats;
+    return j;
+}
+
 Json unmeasured_json(const Quantity& q, const std::string& reason) {
     Json j = Json::object();
     j["value"] = nullptr;
@@ -172,7 +162,7 @@ Json to_json(const Topology& topology) {
     const double clock_khz = topology.value(kSmClockKhz).value_or(0);
     for (QuantityId i = 0; i < kQuantities.size(); ++i) {
         const Quantity& q = kQuantities[i];
-        Json& slot = at_path(root, q.path);
+        Json& slot = root.path_to(q.path);
         const Result* result = topology.get(i);
         if (!result) {
             slot = q.shape == Shape::fact ? Json() : unmeasured_json(q, "not measured by this probe run");

@@ -9,6 +9,9 @@ namespace gpu_topology::model {
 
 profile::Json to_json(const Topology& topology);
 
+// How repeated measurements of one value differed: {"min", "max", "repeats"}.
+profile::Json to_json(const Spread& spread);
+
 // How an unmeasured quantity is written: {"value": null, "unit", "source": "unmeasured", "reason"}.
 profile::Json unmeasured_json(const Quantity& quantity, const std::string& reason);
 

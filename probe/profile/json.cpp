@@ -45,6 +45,23 @@ const Json* Json::at_path(std::string_view dotted) const {
     return node;
 }
 
+Json& Json::path_to(std::string_view dotted) {
+    Json* node = this;
+    while (!dotted.empty()) {
+        const auto dot = dotted.find('.');
+        node = &(*node)[dotted.substr(0, dot)];
+        dotted = dot == std::string_view::npos ? std::string_view{} : dotted.substr(dot + 1);
+    }
+    return *node;
+}
+
+std::string excerpt(const Json* value) {
+    if (!value) return "absent";
+    auto text = value->dump(-1);
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
 std::string format_number(double value) {
     if (std::isfinite(value) && value == std::floor(value) && std::abs(value) < 9.007199254740992e15) {
         char buffer[32];

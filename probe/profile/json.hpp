@@ -60,6 +60,8 @@ public:
     Json& operator[](std::string_view key);
     // Dotted path lookup ("caches.l1.size_bytes"); nullptr when any step is absent.
     const Json* at_path(std::string_view dotted) const;
+    // The same path for writing: the objects along it are created where absent.
+    Json& path_to(std::string_view dotted);
     void push_back(Json v) { std::get<Array>(value_).push_back(std::move(v)); }
 
     // `indent` < 0: compact. Numbers that are whole print without a fraction.
@@ -74,5 +76,8 @@ private:
 };
 
 std::string format_number(double value);
+
+// A value as an error message quotes it: compact JSON cut to 60 characters, or "absent".
+std::string excerpt(const Json* value);
 
 }  // namespace gpu_topology::profile

@@ -22,13 +22,6 @@ bool is_node_document(const Json& document) {
 
 namespace {
 
-std::string show(const Json* value) {
-    if (!value) return "absent";
-    auto text = value->dump(-1);
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
-}
-
 bool whole(double v) { return std::isfinite(v) && v == std::floor(v); }
 
 // "GPU-" or "MIG-" then hexadecimal digits and dashes: a node's UUIDs become a
@@ -43,7 +36,7 @@ public:
     std::vector<std::string> errors;
 
     void fail(const std::string& path, const std::string& what, const Json* value) {
-        errors.push_back(path + ": " + what + " (" + show(value) + ")");
+        errors.push_back(path + ": " + what + " (" + excerpt(value) + ")");
     }
     const Json* field(const Json& object, const std::string& path, const char* key, std::string_view type) {
         const Json* node = object.find(key);
@@ -194,40 +187,15 @@ std::vector<std::string> validate_node(const Json& node) {
 }
 
 Json load_any_profile_text(std::string_view text, const std::string& source) {
-    Json document;
-    try {
-        document = Json::parse(text, source);
-    } catch (const JsonError& e) {
-        throw ProfileError(e.what());
-    }
-    if (!is_node_document(document)) return load_profile_text(text, source);
-    const auto errors = validate_node(document);
-    if (!errors.empty()) {
-        std::string message = source + ": invalid node profile:";
-        for (const auto& e : errors) message += "\n  " + e;
-        throw ProfileError(message);
-    }
+    auto document = parse_profile_text(text, source);
+    if (is_node_document(document)) refuse_invalid(validate_node(document), source, "node profile");
+    else refuse_invalid(validate(document), source, "profile");
     return document;
 }
 
 Json load_any_profile(const std::filesystem::path& file) {
     return load_any_profile_text(read_profile_bytes(file), file.string());
 }
-
-namespace {
-
-// The member `path` names ("caches.l2.size_bytes") inside `root`, created as needed.
-Json& member_at(Json& root, std::string_view path) {
-    Json* node = &root;
-    while (!path.empty()) {
-        const auto dot = path.find('.');
-        node = &(*node)[path.substr(0, dot)];
-        path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
-    }
-    return *node;
-}
-
-}  // namespace
 
 // Profile text is at most 4096 bytes a string (validate): a reason joined from many devices is cut to fit.
 std::string fitted(std::string text) {
@@ -269,7 +237,7 @@ NodeFacts node_facts(const Json& document) {
             if (!v.doubt.empty()) doubts += (doubts.empty() ? "" : "; ") + device(i) + ": " + v.doubt;
             else vouched.emplace_back(i, *v.value);
         }
-        if (!doubts.empty()) member_at(result.facts, q.path)["doubt"] = fitted(doubts);
+        if (!doubts.empty()) result.facts.path_to(q.path)["doubt"] = fitted(doubts);
         if (vouched.size() < 2) continue;
         // Every device against every other: the whole spread must lie within the tolerance.
         const auto [lo, hi] = std::minmax_element(vouched.begin(), vouched.end(),
@@ -280,7 +248,7 @@ NodeFacts node_facts(const Json& document) {
         for (const auto& [i, v] : vouched) values += (values.empty() ? "" : ", ") + format_number(v) + " on " + device(i);
         const std::string why = fitted("differs between the node's devices: " + values + " (tolerance " +
                                        format_number(std::round(tolerance)) + ")");
-        member_at(result.facts, q.path) = model::unmeasured_json(q, why);
+        result.facts.path_to(q.path) = model::unmeasured_json(q, why);
         result.withheld.push_back(std::string(q.name) + ": " + why);
     }
 
@@ -294,8 +262,8 @@ NodeFacts node_facts(const Json& document) {
                 if (e.is_string()) events.push_back(fitted(device(i) + ": " + e.as_string()));
     }
     if (result.facts.find("conditions")) {
-        member_at(result.facts, "conditions.quiet") = quiet;
-        member_at(result.facts, "conditions.events") = std::move(events);
+        result.facts.path_to("conditions.quiet") = quiet;
+        result.facts.path_to("conditions.events") = std::move(events);
     }
     return result;
 }

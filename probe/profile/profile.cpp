@@ -66,13 +66,6 @@ bool is_safe_text(std::string_view text) {
 
 namespace {
 
-std::string show(const Json* value) {
-    if (!value) return "absent";
-    auto text = value->dump(-1);
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
-}
-
 bool is_integer(double v) { return std::isfinite(v) && v == std::floor(v); }
 bool is_power_of_two(double v) {
     if (!is_integer(v) || v < 1 || v > 9.007199254740992e15) return false;
@@ -88,7 +81,7 @@ public:
     std::vector<std::string> errors;
 
     void fail(std::string_view path, const std::string& what, const Json* value) {
-        errors.push_back(std::string(path) + ": " + what + " (" + show(value) + ")");
+        errors.push_back(std::string(path) + ": " + what + " (" + excerpt(value) + ")");
     }
     const Json* require(std::string_view path, std::string_view type) {
         const Json* node = root_.at_path(path);
@@ -193,8 +186,8 @@ public:
         const auto* p95 = node.find("p95");
         if (p05 && p50 && p95 && p05->is_number() && p50->is_number() && p95->is_number() &&
             !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
-            errors.push_back(p + ": percentiles out of order (p05 " + show(p05) + ", p50 " + show(p50) + ", p95 " +
-                             show(p95) + ")");
+            errors.push_back(p + ": percentiles out of order (p05 " + excerpt(p05) + ", p50 " + excerpt(p50) + ", p95 " +
+                             excerpt(p95) + ")");
     }
     void relations() {
         for (const auto& r : model::kRelations) {
@@ -301,19 +294,24 @@ std::vector<std::string> validate(const Json& profile) {
     return check.errors;
 }
 
-Json load_profile_text(std::string_view text, const std::string& source) {
-    Json document;
+Json parse_profile_text(std::string_view text, const std::string& source) {
     try {
-        document = Json::parse(text, source);
+        return Json::parse(text, source);
     } catch (const JsonError& e) {
         throw ProfileError(e.what());
     }
-    const auto errors = validate(document);
-    if (!errors.empty()) {
-        std::string message = source + ": invalid profile:";
-        for (const auto& e : errors) message += "\n  " + e;
-        throw ProfileError(message);
-    }
+}
+
+void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what) {
+    if (errors.empty()) return;
+    std::string message = source + ": invalid " + std::string(what) + ":";
+    for (const auto& e : errors) message += "\n  " + e;
+    throw ProfileError(message);
+}
+
+Json load_profile_text(std::string_view text, const std::string& source) {
+    auto document = parse_profile_text(text, source);
+    refuse_invalid(validate(document), source, "profile");
     return document;
 }
 

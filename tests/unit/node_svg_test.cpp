@@ -29,8 +29,8 @@ Json device(const Json& h200, int index) {
     return d;
 }
 
-model::LinkValue measured(double value, double min, double max) { return {value, min, max, 5, {}}; }
-model::LinkValue unmeasured(const std::string& why) { return {std::nullopt, 0, 0, 0, why}; }
+model::LinkValue measured(double value, double min, double max) { return {value, {min, max, 5}, {}}; }
+model::LinkValue unmeasured(const std::string& why) { return {std::nullopt, {}, why}; }
 
 // SYNTHETIC TEST INPUTS, NOT MEASUREMENTS: the route and every link number
 // below are made up to exercise the picture; no GPU measured them.

@@ -33,7 +33,7 @@ model::Link synthetic_link(int from, int to) {
                   .nvlinks = 18, .nominal_bytes_per_s = 450e9, .route_source = "test input"};
     for (std::size_t i = 0; i < link.values.size(); ++i) {
         const double typical = model::kLinkQuantities[i].unit == "bytes/s" ? 300e9 : 1000;
-        link.values[i] = {.value = typical, .min = 0.9 * typical, .max = 1.1 * typical, .repeats = 5};
+        link.values[i] = {.value = typical, .spread = {0.9 * typical, 1.1 * typical, 5}};
     }
     link.values[model::link_quantity_index("load_latency_ns")].value.reset();
     link.values[model::link_quantity_index("load_latency_ns")].reason = "a reason \"with quotes\"";
