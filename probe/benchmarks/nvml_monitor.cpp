@@ -17,6 +17,7 @@ using NvmlReturn = nvml::Return;
 using NvmlDevice = nvml::Device;
 using nvml::Library;
 constexpr NvmlReturn kNvmlSuccess = nvml::kSuccess;
+constexpr NvmlReturn kNvmlInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 struct NvmlProcessInfo {  // nvmlProcessInfo_t (v2 and v3 calls): 24 bytes
     unsigned int pid;
     unsigned long long used_gpu_memory;
@@ -36,7 +37,9 @@ public:
     ~NvmlMonitor() override {
         if (auto shutdown = library_->get<NvmlReturn (*)()>("nvmlShutdown")) shutdown();
     }
-    std::string description() const override { return "nvml (compute processes on " + uuid_ + ")"; }
+    std::string description() const override {
+        return "nvml (compute processes on " + uuid_ + ")" + (blind_.empty() ? "" : ", which " + blind_);
+    }
     std::vector<std::string> disturbances() override;
 
 private:
@@ -44,6 +47,7 @@ private:
     NvmlDevice device_;
     std::string uuid_;
     unsigned long long last_sample_ = 0;
+    std::string blind_;  // non-empty: a look NVML could not answer, and why
 };
 
 std::vector<std::string> NvmlMonitor::disturbances() {
@@ -54,7 +58,16 @@ std::vector<std::string> NvmlMonitor::disturbances() {
     if (!get) return seen;
     std::vector<NvmlProcessInfo> processes(64);
     auto count = static_cast<unsigned int>(processes.size());
-    if (get(device_, &count, processes.data()) != kNvmlSuccess) return seen;
+    NvmlReturn status = get(device_, &count, processes.data());
+    if (status == kNvmlInsufficientSize) {  // more processes than room: `count` says how many
+        processes.resize(count + 16);
+        count = static_cast<unsigned int>(processes.size());
+        status = get(device_, &count, processes.data());
+    }
+    if (status != kNvmlSuccess) {  // blind, not quiet: the profile's conditions.monitor says so
+        blind_ = "could not list them at some look (NVML error " + std::to_string(status) + ")";
+        return seen;
+    }
     const auto self = static_cast<unsigned int>(::getpid());
     std::set<unsigned int> others;
     for (unsigned i = 0; i < std::min<unsigned>(count, processes.size()); ++i)

@@ -146,15 +146,12 @@ void run_dsmem(ProbeContext& ctx) {
     std::vector<double> best_rates;
     std::uint32_t best_size = 0;
     for (std::uint32_t size = 2; size <= largest; size *= 2) {
+        // The 1024-thread read kernel may fit smaller clusters than the chase kernel: none ran, stop.
+        if (ctx.engine.time_cluster_read(size, true, 16).clusters == 0) break;  // untimed: clock and rings up
         std::vector<double> rates;
-        try {
-            ctx.engine.time_cluster_read(size, true, 16);  // untimed: brings the clock and the rings up
-            for (int run = 0; run < 3; ++run) {
-                const auto read = ctx.engine.time_cluster_read(size, true, 256);
-                rates.push_back(double(read.bytes) / read.seconds);
-            }
-        } catch (const std::runtime_error&) {
-            break;  // the 1024-thread read kernel fits smaller clusters than the chase kernel
+        for (int run = 0; run < 3; ++run) {
+            const auto read = ctx.engine.time_cluster_read(size, true, 256);
+            rates.push_back(double(read.bytes) / read.seconds);
         }
         const double median = analysis::median(rates);
         per_size.emplace_back("cluster_" + std::to_string(size) + "_bytes_per_s", std::round(median));

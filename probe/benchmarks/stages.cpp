@@ -72,18 +72,12 @@ std::string why_not(const Stage& stage, const ProbeContext& ctx, double elapsed)
     return {};
 }
 
-// Forgets what a disturbed attempt of `stage` measured, before it runs again.
+// Forgets what a disturbed attempt of `stage` measured, before it runs again
+// (its quantities and cross-checks; records a stage owns, the carveout table
+// and the curve, it sets whole each time it runs).
 void forget(const Stage& stage, ProbeContext& ctx) {
-    model::Topology fresh;
-    for (QuantityId q = 0; q < kQuantities.size(); ++q)
-        if (!yields(stage, q) && ctx.topology.get(q)) fresh.set(q, *ctx.topology.get(q));
-    fresh.probe = ctx.topology.probe;
-    fresh.device = ctx.topology.device;
-    fresh.conditions = ctx.topology.conditions;
-    fresh.carveouts = ctx.topology.carveouts;
+    ctx.topology.forget([&](QuantityId q) { return yields(stage, q); });
     std::erase_if(ctx.topology.checks, [&](const model::CrossCheck& c) { return c.stage == stage.name; });
-    fresh.checks = ctx.topology.checks;
-    ctx.topology = std::move(fresh);
 }
 
 // Asks every monitor what it saw.
@@ -186,16 +180,22 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
     }
 
     const double clock_khz = runner.measured_clock_khz();
-    if (clock_khz > 0)
+    if (clock_khz > 0) {
         topology.set(model::kSmClockKhz,
                      model::Estimate{.value = std::round(clock_khz), .method = "clock64 cycles / globaltimer ns over "
                                                                                "all timed chases",
                                      .confidence = 1});
+        // Taken over every chase, the disturbed stages' among them.
+        if (!topology.conditions.quiet)
+            topology.doubt(model::kSmClockKhz, "averaged over chases of stages the GPU was busy during", 0.25);
+    }
     for (const auto& c : topology.checks)
         progress.note(std::string(c.passed() ? "check ok:     " : "check FAILED: ") + c.name + " (expected " +
                       profile::format_number(std::round(c.expected)) + ", measured " +
                       profile::format_number(std::round(c.measured)) + ")");
     topology.conditions.reference_work_seconds = watch.reference.fastest_seen();
+    // Again at the end: a monitor that could not answer some look says so in its description.
+    topology.conditions.monitor = monitor.description() + "; " + watch.reference.description();
     topology.apply_cross_checks();
     topology.enforce_relations();
     for (QuantityId q = 0; q < kQuantities.size(); ++q)

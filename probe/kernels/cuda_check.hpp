@@ -37,4 +37,12 @@ inline void check_launch(std::string_view kernel,
     check(cudaDeviceSynchronize(), std::string("execution of ") + std::string(kernel), where);
 }
 
+// An attribute of `device` (cudaDeviceGetAttribute), checked.
+inline int device_attribute(cudaDeviceAttr attribute, int device, std::string_view what,
+                            std::source_location where = std::source_location::current()) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, attribute, device), what, where);
+    return value;
+}
+
 }  // namespace gpu_topology::kernels

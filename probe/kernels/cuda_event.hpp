@@ -12,13 +12,14 @@ public:
     Event& operator=(const Event&) = delete;
     cudaEvent_t get() const { return event_; }
 
-    // Seconds between recording `begin` and `end` on the current stream around `work`.
+    // Seconds between recording `begin` and `end` on `stream` (default: the
+    // legacy default stream) around `work`, which issues its work there.
     template <typename Work>
-    static double time(Work&& work) {
+    static double time(Work&& work, cudaStream_t stream = nullptr) {
         Event begin, end;
-        check(cudaEventRecord(begin.get()), "cudaEventRecord");
+        check(cudaEventRecord(begin.get(), stream), "cudaEventRecord");
         work();
-        check(cudaEventRecord(end.get()), "cudaEventRecord");
+        check(cudaEventRecord(end.get(), stream), "cudaEventRecord");
         check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");

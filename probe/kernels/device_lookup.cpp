@@ -19,9 +19,7 @@ std::string format_uuid(const cudaUUID_t& uuid) {
 }
 
 std::int64_t attribute(cudaDeviceAttr attr, int device, const char* what) {
-    int value = 0;
-    check(cudaDeviceGetAttribute(&value, attr, device), what);
-    return value;
+    return device_attribute(attr, device, what);
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ inline constexpr std::uint32_t kClusterChaseSamples = 512;
 struct ClusterRead {
     double seconds = 0;       // CUDA events
     std::uint64_t bytes = 0;  // read by all blocks together
-    std::uint32_t clusters = 0;  // clusters launched: as many as fit at once
+    std::uint32_t clusters = 0;  // clusters launched: as many as fit at once (0: none fits, nothing ran)
 };
 
 class Engine {

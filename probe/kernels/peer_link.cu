@@ -14,12 +14,6 @@ __global__ void store_kernel(uint4* data, size_t pieces, unsigned value) {
         data[i] = make_uint4(value, unsigned(i), value, unsigned(i >> 32));
 }
 
-int attribute(cudaDeviceAttr what, int device, const char* name) {
-    int value = 0;
-    check(cudaDeviceGetAttribute(&value, what, device), name);
-    return value;
-}
-
 // A stream of the current device, destroyed with its owner.
 class Stream {
 public:
@@ -32,19 +26,6 @@ public:
 private:
     cudaStream_t stream_{};
 };
-
-// Seconds `work(stream)` takes on `stream`, by events recorded on it.
-template <typename Work>
-double time_on(cudaStream_t stream, Work&& work) {
-    Event begin, end;
-    check(cudaEventRecord(begin.get(), stream), "cudaEventRecord");
-    work(stream);
-    check(cudaEventRecord(end.get(), stream), "cudaEventRecord");
-    check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");
-    return ms / 1e3;
-}
 
 }  // namespace
 
@@ -69,9 +50,9 @@ ScopedPeerAccess::~ScopedPeerAccess() {
 }
 
 PciLocation pci_location(int device) {
-    return {static_cast<unsigned>(attribute(cudaDevAttrPciDomainId, device, "cudaDeviceGetAttribute(PciDomainId)")),
-            static_cast<unsigned>(attribute(cudaDevAttrPciBusId, device, "cudaDeviceGetAttribute(PciBusId)")),
-            static_cast<unsigned>(attribute(cudaDevAttrPciDeviceId, device, "cudaDeviceGetAttribute(PciDeviceId)"))};
+    return {static_cast<unsigned>(device_attribute(cudaDevAttrPciDomainId, device, "cudaDeviceGetAttribute(PciDomainId)")),
+            static_cast<unsigned>(device_attribute(cudaDevAttrPciBusId, device, "cudaDeviceGetAttribute(PciBusId)")),
+            static_cast<unsigned>(device_attribute(cudaDevAttrPciDeviceId, device, "cudaDeviceGetAttribute(PciDeviceId)"))};
 }
 
 PeerRoute peer_route(int from, int to) {
@@ -99,7 +80,7 @@ PeerTransfers time_peer_transfers(int from, int to, std::size_t bytes, unsigned 
     DeviceBuffer<unsigned char> local(bytes);
     check(cudaMemset(local.get(), 1, bytes), "cudaMemset(local)");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    const int sms = attribute(cudaDevAttrMultiProcessorCount, from, "cudaDeviceGetAttribute(MultiProcessorCount)");
+    const int sms = device_attribute(cudaDevAttrMultiProcessorCount, from, "cudaDeviceGetAttribute(MultiProcessorCount)");
     Stream stream;
 
     const auto read = [&](cudaStream_t s) {
@@ -116,8 +97,9 @@ PeerTransfers time_peer_transfers(int from, int to, std::size_t bytes, unsigned 
     };
     PeerTransfers result;
     const auto series = [&](auto&& work, std::vector<double>& rates) {
-        time_on(stream.get(), work);  // untimed: first touch of the route
-        for (unsigned i = 0; i < repeats; ++i) rates.push_back(double(bytes) / time_on(stream.get(), work));
+        const auto timed = [&] { return Event::time([&] { work(stream.get()); }, stream.get()); };
+        timed();  // untimed: first touch of the route
+        for (unsigned i = 0; i < repeats; ++i) rates.push_back(double(bytes) / timed());
     };
     series(read, result.ce_read);
     series(write, result.ce_write);

@@ -139,6 +139,13 @@ public:
         for (QuantityId id = 0; id < kQuantities.size(); ++id)
             if (!results_[id] && selects(id)) results_[id] = Unmeasured{reason};
     }
+    // Forgets every quantity `selects` picks (a stage about to be measured again);
+    // everything else, the records beside the results included, stays.
+    template <typename Select>
+    void forget(Select&& selects) {
+        for (QuantityId id = 0; id < kQuantities.size(); ++id)
+            if (selects(id)) results_[id].reset();
+    }
     // Lowers a measured value's confidence and records why it is not vouched for.
     void doubt(QuantityId id, const std::string& why, double confidence_factor = 0.5);
     // Each failed cross-check withdraws the probe's word for what it concerns,
