@@ -11,7 +11,9 @@
 #       the devices are not one model.
 #   gpu_topology_get(<var> <QUANTITY> [FOR n])
 #       The value of a quantity (docs/quantities.md; also SM_COUNT, CC_MAJOR, ...);
-#       empty when it is unmeasured, and <var>_UNMEASURED then says why.
+#       empty when it is unmeasured, and <var>_UNMEASURED then says why;
+#       <var>_IS_LOWER_BOUND is TRUE when only a lower bound is known, and
+#       <var>_DOUBT says why a measured value is not vouched for (empty: it is).
 #   gpu_topology_require([FOR n] <QUANTITY> <LESS|LESS_EQUAL|EQUAL|GREATER_EQUAL|GREATER> <value>)
 #       Stops the configure when the GPU does not meet the requirement.
 #   gpu_topology_add_tests([FOR n] [PREFIX p] [DEVICE i])
@@ -89,6 +91,9 @@ function(_gpu_topology_probe purpose out_var)
     return()
   endif()
   get_property(cached GLOBAL PROPERTY _GPU_TOPOLOGY_PROBE_${purpose})
+  if(NOT cached AND purpose STREQUAL "renders")
+    get_property(cached GLOBAL PROPERTY _GPU_TOPOLOGY_PROBE_measures)  # a probe that measures renders too
+  endif()
   if(cached)
     set(${out_var} "${cached}" PARENT_SCOPE)
     return()
@@ -370,10 +375,18 @@ function(gpu_topology_generate)
   set(vars "${state}/vars-${ARG_NAME}.cmake")
   _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" table)
   include("${vars}")
-  if(busy)
+  # Busy is what the profile says (a stored or named profile too), not only a probe's exit status.
+  if(busy OR NOT GPU_TOPOLOGY_CONDITIONS_QUIET)
     string(REPLACE ";" ", " doubted "${GPU_TOPOLOGY_NOT_VOUCHED_FOR}")
-    set(text "GPUTopology: other work ran on ${GPU_TOPOLOGY_DEVICE_NAME} while it was probed; these values are not "
-             "vouched for (the header marks them, .vouched is false): ${doubted}. The next configure measures again.")
+    if(doubted STREQUAL "")
+      set(doubted "(none listed)")
+    endif()
+    set(again "")
+    if(busy)
+      set(again " The next configure measures again.")
+    endif()
+    string(CONCAT text "GPUTopology: other work ran on ${GPU_TOPOLOGY_DEVICE_NAME} while it was probed; these "
+                       "values are not vouched for (the header marks them, .vouched is false): ${doubted}.${again}")
     if(on_busy STREQUAL "error")
       message(FATAL_ERROR "${text} GPU_TOPOLOGY_ON_BUSY_GPU=${GPU_TOPOLOGY_ON_BUSY_GPU} stops the configure.")
     endif()
@@ -459,8 +472,17 @@ function(gpu_topology_get out_var quantity)
   _gpu_topology_known_quantity(${target} "${quantity}" gpu_topology_get)
   get_target_property(value ${target} GPU_TOPOLOGY_${quantity})
   get_target_property(why ${target} GPU_TOPOLOGY_${quantity}_UNMEASURED)
+  get_target_property(lower ${target} GPU_TOPOLOGY_${quantity}_IS_LOWER_BOUND)
+  get_target_property(doubt ${target} GPU_TOPOLOGY_${quantity}_DOUBT)
+  foreach(property why lower doubt)  # unset properties read as <name>-NOTFOUND
+    if(NOT ${property})
+      set(${property} "")
+    endif()
+  endforeach()
   set(${out_var} "${value}" PARENT_SCOPE)
   set(${out_var}_UNMEASURED "${why}" PARENT_SCOPE)
+  set(${out_var}_IS_LOWER_BOUND "${lower}" PARENT_SCOPE)
+  set(${out_var}_DOUBT "${doubt}" PARENT_SCOPE)
 endfunction()
 
 function(gpu_topology_require)

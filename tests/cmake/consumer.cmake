@@ -4,7 +4,8 @@
 #   no_gpu            no GPU: a warning naming the stored profile; ON_NO_GPU=error stops; nothing compiled
 #   broken            a broken profile stops the configure, naming the file, the field and the value
 #   hostile           text meant to break out of CMake and C++ stays text, byte for byte
-#   require           requirements: met, not met, a lower bound, unmeasured, identity quantities
+#   require           requirements: met, not met, a lower bound, unmeasured, identity quantities;
+#                     gpu_topology_get returns the lower-bound flag and the doubt beside the value
 #   bad_options       each wrong option value stops the configure, naming variable and value
 #   two_calls         two gpu_topology_generate calls own their headers, targets and values
 #   fake_gpu          the measuring path with a stand-in probe: cache, corrupt cache, busy GPU,
@@ -227,6 +228,16 @@ gpu_topology_require(${QUANTITY} ${OP} ${VALUE})
         -DQUANTITY=${quantity} -DOP=${op} -DVALUE=${value})
     expect_in("${output}" "${message}")
   endforeach()
+  # gpu_topology_get says what it knows of a value besides the number: a lower bound, a doubt.
+  write_project("${WORK}/get" [=[
+add_library(kernels INTERFACE)
+gpu_topology_generate(TARGET kernels)
+gpu_topology_get(l15 CONSTANT_L15_SIZE_BYTES)
+gpu_topology_get(sms SM_COUNT)
+message(STATUS "l15=${l15} lower=${l15_IS_LOWER_BOUND} doubt=[${l15_DOUBT}] sms_lower=[${sms_IS_LOWER_BOUND}]")
+]=])
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/get" -B "${WORK}/get-build" -G "${GENERATOR}" ${stored_arg})
+  expect_in("${output}" "l15=65536 lower=TRUE doubt=[] sms_lower=[]")
 
 elseif(MODE STREQUAL "bad_options")
   set(n 0)
@@ -299,6 +310,11 @@ elseif(MODE STREQUAL "fake_gpu")
   set(ENV{FAKE_MODE} busy)
   configure(ok "${example}" "${WORK}/busy" ${measure})
   expect_in("${output}" "CMake Warning" "other work ran on NVIDIA H200 while it was probed")
+  # A stored profile measured while busy warns too, though no probe ran.
+  derive_profile("${WORK}/busy-stored.json" conditions.quiet false)
+  configure(ok "${example}" "${WORK}/busy-stored" -DGPU_TOPOLOGY_PROFILE=${WORK}/busy-stored.json)
+  expect_in("${output}" "CMake Warning" "other work ran on NVIDIA H200 while it was probed")
+  expect_not_in("${output}" "The next configure measures again")
   file(GLOB cached "${WORK}/busy/_gpu_topology/profile-*.json")
   if(cached)
     message(FATAL_ERROR "a profile measured on a busy GPU was cached: ${cached}")
@@ -401,6 +417,7 @@ elseif(MODE STREQUAL "gpu_identity")
   expect_in("${output}" "probing")
   run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/this" -L gpu --output-on-failure)
   expect_in("${output}" "100% tests passed")
+  expect_not_in("${output}" "Skipped" "did not run")  # on this GPU they run, not skip
 
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
