@@ -13,60 +13,109 @@ bool fits(const SweepPoint& candidate, const SweepPoint& reference, const Capaci
     return result.p_value >= options.alpha || result.statistic < options.min_effect;
 }
 
-CapacityEstimate find_capacity(const MeasureFootprint& measure, const CapacitySearchOptions& options) {
-    if (options.step_bytes == 0 || options.reference_bytes == 0 || options.max_bytes <= options.reference_bytes)
-        throw std::invalid_argument("capacity search needs reference < max and a non-zero step");
-    const auto round = [&](std::uint64_t bytes) {
-        return std::max(options.step_bytes, bytes / options.step_bytes * options.step_bytes);
-    };
+namespace {
 
-    CapacityEstimate estimate;
-    const SweepPoint reference = measure(round(options.reference_bytes));
-    estimate.trace.points.push_back(reference);
-
-    KsResult last_test;
-    auto try_footprint = [&](std::uint64_t bytes) {
-        auto point = measure(bytes);
-        const bool ok = fits(point, reference, options, &last_test);
-        estimate.trace.points.push_back(std::move(point));
-        return ok;
-    };
-
-    // Doubling: find the first footprint that no longer fits.
-    std::uint64_t lo = reference.footprint_bytes, hi = 0;
-    for (std::uint64_t bytes = round(lo * 2);; bytes = round(bytes * 2)) {
-        bytes = std::min(bytes, round(options.max_bytes));
-        if (!try_footprint(bytes)) {
-            hi = bytes;
-            estimate.at_first_miss = last_test;
-            break;
-        }
-        lo = bytes;
-        if (bytes >= round(options.max_bytes)) break;
+// One search: the reference, the points tried, the bracket [lo fits, hi does not].
+class Search {
+public:
+    Search(const MeasureFootprint& measure, const CapacitySearchOptions& options)
+        : measure_(measure), options_(options) {
+        if (options.step_bytes == 0 || options.reference_bytes == 0 || options.max_bytes <= options.reference_bytes)
+            throw std::invalid_argument("capacity search needs reference < max and a non-zero step");
+        reference_ = measure(round(options.reference_bytes));
+        estimate_.trace.points.push_back(reference_);
     }
-    if (hi != 0) {
-        // Bisection down to one step.
-        while (hi - lo > options.step_bytes) {
-            const std::uint64_t mid = lo + (hi - lo) / options.step_bytes / 2 * options.step_bytes;
-            if (try_footprint(mid)) {
+    std::uint64_t round(std::uint64_t bytes) const {
+        return std::max(options_.step_bytes, bytes / options_.step_bytes * options_.step_bytes);
+    }
+    std::uint64_t reference_bytes() const { return reference_.footprint_bytes; }
+    std::uint64_t max_bytes() const { return round(options_.max_bytes); }
+    std::uint64_t step() const { return options_.step_bytes; }
+
+    bool fits(std::uint64_t bytes) {
+        auto point = measure_(bytes);
+        KsResult test;
+        const bool ok = analysis::fits(point, reference_, options_, &test);
+        if (!ok) last_rejection_ = test;
+        estimate_.trace.points.push_back(std::move(point));
+        return ok;
+    }
+    // Bisection of [lo, hi] (lo fits, hi does not) down to one step.
+    void bisect(std::uint64_t lo, std::uint64_t hi) {
+        KsResult at_hi = last_rejection_;
+        while (hi - lo > options_.step_bytes) {
+            const std::uint64_t mid = lo + (hi - lo) / options_.step_bytes / 2 * options_.step_bytes;
+            if (fits(mid)) {
                 lo = mid;
             } else {
                 hi = mid;
-                estimate.at_first_miss = last_test;
+                at_hi = last_rejection_;
             }
         }
-        estimate.found = true;
-        estimate.first_miss_bytes = hi;
-        estimate.confidence = 1.0 - estimate.at_first_miss.p_value;
+        found(lo, hi, at_hi);
     }
-    estimate.capacity_bytes = lo;
-    auto& points = estimate.trace.points;
-    std::sort(points.begin(), points.end(),
-              [](const auto& a, const auto& b) { return a.footprint_bytes < b.footprint_bytes; });
-    points.erase(std::unique(points.begin(), points.end(),
-                             [](const auto& a, const auto& b) { return a.footprint_bytes == b.footprint_bytes; }),
-                 points.end());
-    return estimate;
+    void found(std::uint64_t lo, std::uint64_t hi, const KsResult& at_hi) {
+        estimate_.found = true;
+        estimate_.capacity_bytes = lo;
+        estimate_.first_miss_bytes = hi;
+        estimate_.at_first_miss = at_hi;
+        estimate_.confidence = 1.0 - at_hi.p_value;
+    }
+    void nothing_missed(std::uint64_t largest) { estimate_.capacity_bytes = largest; }
+    const KsResult& last_rejection() const { return last_rejection_; }
+
+    CapacityEstimate finish() {
+        auto& points = estimate_.trace.points;
+        std::sort(points.begin(), points.end(),
+                  [](const auto& a, const auto& b) { return a.footprint_bytes < b.footprint_bytes; });
+        points.erase(std::unique(points.begin(), points.end(),
+                                 [](const auto& a, const auto& b) { return a.footprint_bytes == b.footprint_bytes; }),
+                     points.end());
+        return std::move(estimate_);
+    }
+
+private:
+    const MeasureFootprint& measure_;
+    const CapacitySearchOptions& options_;
+    SweepPoint reference_;
+    KsResult last_rejection_;
+    CapacityEstimate estimate_;
+};
+
+// Doubling from `lo` (which fits) to the first footprint that does not, then bisection.
+void search_upwards(Search& search, std::uint64_t lo) {
+    for (std::uint64_t bytes = search.round(lo * 2);; bytes = search.round(bytes * 2)) {
+        bytes = std::min(bytes, search.max_bytes());
+        if (!search.fits(bytes)) return search.bisect(lo, bytes);
+        lo = bytes;
+        if (bytes >= search.max_bytes()) return search.nothing_missed(lo);
+    }
+}
+
+}  // namespace
+
+CapacityEstimate find_capacity(const MeasureFootprint& measure, const CapacitySearchOptions& options) {
+    Search search(measure, options);
+    search_upwards(search, search.reference_bytes());
+    return search.finish();
+}
+
+CapacityEstimate find_capacity_near(const MeasureFootprint& measure, const CapacitySearchOptions& options,
+                                    std::uint64_t hint) {
+    Search search(measure, options);
+    hint = search.round(hint);
+    if (hint <= search.reference_bytes() || hint + search.step() > search.max_bytes()) {
+        search_upwards(search, search.reference_bytes());
+        return search.finish();
+    }
+    if (!search.fits(hint)) {
+        search.bisect(search.reference_bytes(), hint);
+    } else if (!search.fits(hint + search.step())) {
+        search.found(hint, hint + search.step(), search.last_rejection());
+    } else {
+        search_upwards(search, hint + search.step());
+    }
+    return search.finish();
 }
 
 }  // namespace gpu_topology::analysis

@@ -40,4 +40,11 @@ bool fits(const SweepPoint& candidate, const SweepPoint& reference, const Capaci
 
 CapacityEstimate find_capacity(const MeasureFootprint& measure, const CapacitySearchOptions& options);
 
+// The same search for a launch like one whose capacity was `hint`: first the
+// hint and one step beyond it. When the hint fits and the step beyond does not,
+// that is the answer (two footprints at the capacity, whose loads mostly hit:
+// cheap); otherwise it bisects below the hint, or searches upwards from it.
+CapacityEstimate find_capacity_near(const MeasureFootprint& measure, const CapacitySearchOptions& options,
+                                    std::uint64_t hint);
+
 }  // namespace gpu_topology::analysis

@@ -39,8 +39,14 @@ std::string request_text(const ChaseRequest& q) {
     std::ostringstream s;
     s << kernels::to_string(q.path) << " ring " << ring_text(q.ring) << " warm " << q.warm_passes << ' '
       << int(q.warming) << " timed " << q.timed_steps << " samples " << q.max_samples << " carveout "
-      << q.carveout_percent << " threads " << q.threads_per_block;
+      << q.carveout_percent << " threads " << q.threads_per_block << " kernel " << kernels::to_string(q.kernel)
+      << " dynamic_shared " << q.dynamic_shared_bytes;
     return s.str();
+}
+
+std::string launch_text(const kernels::KernelLaunch& l) {
+    return "launch_shape " + std::to_string(l.threads_per_block) + " " + std::to_string(l.carveout_percent) + " " +
+           std::string(kernels::to_string(l.kernel)) + " " + std::to_string(l.dynamic_shared_bytes);
 }
 
 std::string disturbance_text(const Disturbance& d) {
@@ -212,10 +218,10 @@ double RecordingEngine::time_reference_work() {
     return seconds;
 }
 
-LaunchShape RecordingEngine::launch_shape(std::uint32_t threads_per_block, int carveout_percent) {
-    const auto shape = inner_.launch_shape(threads_per_block, carveout_percent);
-    write("> launch_shape " + std::to_string(threads_per_block) + " " + std::to_string(carveout_percent));
-    write("< shape " + std::to_string(shape.resident_blocks));
+LaunchShape RecordingEngine::launch_shape(const kernels::KernelLaunch& launch) {
+    const auto shape = inner_.launch_shape(launch);
+    write("> " + launch_text(launch));
+    write("< shape " + std::to_string(shape.resident_blocks) + " " + std::to_string(shape.shared_bytes_per_block));
     return shape;
 }
 
@@ -361,9 +367,10 @@ double ReplayEngine::time_read(const kernels::ReadRequest& request) {
 
 double ReplayEngine::time_reference_work() { return parse_seconds(answer("reference_work")); }
 
-LaunchShape ReplayEngine::launch_shape(std::uint32_t threads_per_block, int carveout_percent) {
-    const auto& text = answer("launch_shape " + std::to_string(threads_per_block) + " " + std::to_string(carveout_percent));
-    return {threads_per_block, static_cast<std::uint32_t>(std::stoul(text.substr(text.find(' ') + 1)))};
+LaunchShape ReplayEngine::launch_shape(const kernels::KernelLaunch& launch) {
+    LaunchShape shape{.threads_per_block = launch.threads_per_block};
+    parse_answer(answer(launch_text(launch)), "shape", shape.resident_blocks, shape.shared_bytes_per_block);
+    return shape;
 }
 
 void ReplayEngine::warm_up(double milliseconds) { answer("warm_up " + format_double(milliseconds)); }

@@ -36,7 +36,7 @@ public:
     void stream_l2(std::size_t offset, std::size_t bytes) override;
     double time_read(const kernels::ReadRequest& request) override;
     double time_reference_work() override;
-    kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    kernels::LaunchShape launch_shape(const kernels::KernelLaunch& launch) override;
     void warm_up(double milliseconds) override;
     kernels::SharedAccessTiming time_shared_access(const kernels::SharedAccess& access) override;
     std::uint32_t max_cluster_blocks() override;
@@ -82,7 +82,7 @@ public:
     void stream_l2(std::size_t offset, std::size_t bytes) override;
     double time_read(const kernels::ReadRequest& request) override;
     double time_reference_work() override;
-    kernels::LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    kernels::LaunchShape launch_shape(const kernels::KernelLaunch& launch) override;
     void warm_up(double milliseconds) override;
     kernels::SharedAccessTiming time_shared_access(const kernels::SharedAccess& access) override;
     std::uint32_t max_cluster_blocks() override;

@@ -1,9 +1,13 @@
 // Stages: L1 capacity at the max-L1 and default carveouts, the L1 data path's
-// other questions, and L1 per requested carveout and launch shape.
+// other questions, and L1 per requested carveout and launch, for kernels that
+// declare different shared memory.
 #include "probe_context.hpp"
+
+#include <map>
 
 namespace gpu_topology::benchmarks {
 
+using kernels::ChaseKernel;
 using kernels::LoadPath;
 using model::id;
 
@@ -13,30 +17,75 @@ const CacheRow& l1_row() { return kUnifiedL1Paths[0]; }
 
 // Carveouts the quick level sizes L1 at: max L1 and the driver's choice.
 constexpr int kQuickCarveouts[] = {0, -1};
-// The full table. On Hopper the split moves in steps at small preferences
-// (docs/l1-effective-capacity.md): dense below 10 %, then to the max-shared end.
-constexpr int kCarveouts[] = {1, 3, 4, 5, 7, 10, 25, 50, 100};
-// Launch shapes: 32 threads (an SM may hold the most blocks, each with its
-// reserved shared memory), 256 and 1024 (two blocks of 1024 fill an SM).
-constexpr std::uint32_t kShapes[] = {32, 256, 1024};
 // The shape the quick level and the other stages chase with: one warp.
 constexpr std::uint32_t kChaseThreads = 32;
 
-analysis::CapacityEstimate size_l1(ProbeContext& ctx, int carveout, std::uint32_t threads = 0) {
-    if (threads == kChaseThreads) threads = 0;  // the runner's own shape: one warp
-    const std::string name = "l1_size_carveout" + carveout_name(carveout) +
-                             (threads ? "_threads" + std::to_string(threads) : std::string{});
-    ctx.progress.step("L1 size, carveout " + carveout_name(carveout) + (carveout >= 0 ? "%" : "") +
-                      (threads ? ", " + std::to_string(threads) + "-thread blocks" : std::string{}));
-    const auto estimate = measure_capacity(
-        ctx.runner, unified_l1_size_question(LoadPath::l1, carveout, Order::sequential, name, ctx.l1_search_bound(), threads));
-    ctx.progress.done(estimate.found ? bytes_text(estimate.capacity_bytes) : "not found");
-    return estimate;
+// A kernel the carveout table describes, as the driver sees it: the shared
+// memory it declares per block (docs/l1-effective-capacity.md).
+struct TableKernel {
+    ChaseKernel chase;
+    std::uint32_t dynamic_shared_bytes;
+    // Carveouts it is measured at; the driver's choice (-1) and the quick
+    // ones come first for the probe's own.
+    std::vector<int> carveouts;
+};
+// The probe's own kernel (a few bytes of static shared memory): on Hopper its
+// split moves in steps at small preferences, so they are dense below 10 %.
+// Then kernels without shared memory, and with 8, 32 and 96 KiB of dynamic
+// shared memory, the sizes tiling kernels declare, whose steps lie further up.
+const std::vector<TableKernel>& table_kernels() {
+    static const std::vector<TableKernel> kernels{
+        {ChaseKernel::probe, 0, {1, 3, 4, 5, 7, 10, 25, 50, 100}},
+        {ChaseKernel::plain, 0, {-1, 0, 5, 10, 25, 50, 75, 100}},
+        {ChaseKernel::plain, 8 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
+        {ChaseKernel::plain, 32 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
+        {ChaseKernel::plain, 96 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
+    };
+    return kernels;
+}
+// Launch shapes, the largest first: 1024 threads (two blocks fill an SM), 256,
+// and 32 (an SM may hold the most blocks, each with its reserved shared memory).
+constexpr std::uint32_t kShapes[] = {1024, 256, 32};
+
+struct Launch {
+    int carveout = -1;
+    std::uint32_t threads = kChaseThreads;
+    ChaseKernel kernel = ChaseKernel::probe;
+    std::uint32_t dynamic_shared_bytes = 0;
+};
+
+std::string describe(const Launch& l) {
+    std::string text = "carveout " + carveout_name(l.carveout) + (l.carveout >= 0 ? "%" : "") + ", " +
+                       std::to_string(l.threads) + "-thread blocks";
+    if (l.kernel == ChaseKernel::plain)
+        text += l.dynamic_shared_bytes ? ", " + bytes_text(l.dynamic_shared_bytes) + " dynamic shared memory"
+                                       : ", no shared memory";
+    return text;
 }
 
-void add_row(ProbeContext& ctx, int carveout, std::uint32_t threads, const analysis::CapacityEstimate& e) {
-    const auto shape = ctx.engine.launch_shape(threads, carveout);
-    model::CarveoutRow row{.carveout_percent = carveout, .threads_per_block = threads,
+// The L1 of one launch; `hint`: the capacity of a similar launch, tried first.
+analysis::CapacityEstimate size_l1(ProbeContext& ctx, const Launch& l, std::optional<std::uint64_t> hint = {}) {
+    const bool own_shape = l.threads == kChaseThreads && l.kernel == ChaseKernel::probe;
+    std::string name = "l1_size_carveout" + carveout_name(l.carveout);
+    if (!own_shape) name += "_threads" + std::to_string(l.threads);
+    if (l.kernel == ChaseKernel::plain) name += "_plain" + std::to_string(l.dynamic_shared_bytes / KiB) + "k";
+    auto question = unified_l1_size_question(LoadPath::l1, l.carveout, Order::sequential, name, ctx.l1_search_bound(),
+                                             own_shape ? 0 : l.threads);
+    question.spec.kernel = l.kernel;
+    question.spec.dynamic_shared_bytes = l.dynamic_shared_bytes;
+    question.hint = hint;
+    return measure_capacity(ctx.runner, question);
+}
+
+void add_row(ProbeContext& ctx, const Launch& l, const analysis::CapacityEstimate& e) {
+    const auto shape = ctx.engine.launch_shape(
+        {.threads_per_block = l.threads, .carveout_percent = l.carveout, .kernel = l.kernel,
+         .dynamic_shared_bytes = l.dynamic_shared_bytes});
+    const auto kind = l.kernel == ChaseKernel::probe ? model::KernelShared::fixed
+                      : l.dynamic_shared_bytes      ? model::KernelShared::dynamic
+                                                    : model::KernelShared::none;
+    model::CarveoutRow row{.carveout_percent = l.carveout, .threads_per_block = l.threads, .kernel_shared = kind,
+                           .shared_bytes_per_block = shape.shared_bytes_per_block,
                            .resident_blocks = shape.resident_blocks};
     if (e.found) row.size_bytes = e.capacity_bytes;
     else row.why_unmeasured = "no capacity limit found up to the search bound";
@@ -51,7 +100,12 @@ std::string method_at(int carveout) {
 }  // namespace
 
 void run_l1_size(ProbeContext& ctx) {
-    for (int carveout : kQuickCarveouts) ctx.scratch.l1_at[carveout] = size_l1(ctx, carveout);
+    for (int carveout : kQuickCarveouts) {
+        ctx.progress.step("L1 size, " + describe({.carveout = carveout}));
+        ctx.scratch.l1_at[carveout] = size_l1(ctx, {.carveout = carveout});
+        const auto& e = ctx.scratch.l1_at[carveout];
+        ctx.progress.done(e.found ? bytes_text(e.capacity_bytes) : "not found");
+    }
     ctx.set(l1_row().quantities.size, size_result(ctx.scratch.l1_at[0], method_at(0)));
     ctx.set(id("L1_SIZE_DEFAULT_CARVEOUT_BYTES"), size_result(ctx.scratch.l1_at[-1], method_at(-1)));
     if (ctx.scratch.curve && ctx.scratch.curve->l1 && ctx.scratch.l1_at[-1].found) {
@@ -84,18 +138,41 @@ void run_l1_path(ProbeContext& ctx) {
     ctx.scratch.unified.push_back(std::move(cache));
 }
 
+// Every kernel of the table at each of its carveouts and shapes. Most launches
+// get the L1 a neighbour got (the split moves in a few steps), so each search
+// first tries the capacity of the same kernel at the same shape and the
+// previous carveout, or at the next larger shape: two chases near the capacity
+// instead of a whole search. The hint only orders the search; a launch whose
+// L1 differs is searched in full.
 void run_l1_carveouts(ProbeContext& ctx) {
     ctx.topology.carveouts.clear();
-    for (int carveout : kQuickCarveouts)
-        for (std::uint32_t threads : kShapes)
-            add_row(ctx, carveout, threads,
-                    threads == kChaseThreads ? ctx.scratch.l1_at[carveout] : size_l1(ctx, carveout, threads));
-    for (int carveout : kCarveouts)
-        for (std::uint32_t threads : kShapes) {
-            const auto estimate = size_l1(ctx, carveout, threads);
-            if (threads == kChaseThreads) ctx.scratch.l1_at[carveout] = estimate;
-            add_row(ctx, carveout, threads, estimate);
-        }
+    std::size_t rows = 0;
+    for (const auto& k : table_kernels()) rows += (k.carveouts.size() + (k.chase == ChaseKernel::probe ? 2 : 0)) * 3;
+    ctx.progress.step("L1 per carveout and launch: " + std::to_string(rows) + " launches of " +
+                      std::to_string(table_kernels().size()) + " kernels");
+    for (const auto& k : table_kernels()) {
+        std::map<std::uint32_t, std::uint64_t> last_at_shape;  // threads -> capacity at the previous carveout (>= 0)
+        const auto measure = [&](int carveout) {
+            std::optional<std::uint64_t> larger_shape;
+            for (std::uint32_t threads : kShapes) {
+                const Launch launch{carveout, threads, k.chase, k.dynamic_shared_bytes};
+                const bool known = k.chase == ChaseKernel::probe && threads == kChaseThreads && ctx.scratch.l1_at.count(carveout);
+                std::optional<std::uint64_t> hint = larger_shape;
+                if (carveout >= 0 && last_at_shape.count(threads)) hint = last_at_shape[threads];
+                const auto estimate = known ? ctx.scratch.l1_at[carveout] : size_l1(ctx, launch, hint);
+                if (k.chase == ChaseKernel::probe && threads == kChaseThreads) ctx.scratch.l1_at[carveout] = estimate;
+                add_row(ctx, launch, estimate);
+                if (estimate.found) {
+                    if (carveout >= 0) last_at_shape[threads] = estimate.capacity_bytes;  // -1 is a column of its own
+                    larger_shape = estimate.capacity_bytes;
+                }
+            }
+        };
+        if (k.chase == ChaseKernel::probe)
+            for (int carveout : kQuickCarveouts) measure(carveout);
+        for (int carveout : k.carveouts) measure(carveout);
+    }
+    ctx.progress.done(std::to_string(ctx.topology.carveouts.size()) + " rows");
     ctx.set(id("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES"), size_result(ctx.scratch.l1_at[100], method_at(100)));
 
     const auto& max_l1 = ctx.scratch.l1_at[0];

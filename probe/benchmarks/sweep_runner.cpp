@@ -57,6 +57,8 @@ analysis::SweepPoint SweepRunner::measure(const SweepSpec& spec, std::uint64_t f
     request.warm_passes = spec.warm_passes;
     request.carveout_percent = spec.carveout_percent;
     request.threads_per_block = spec.threads_per_block;
+    request.kernel = spec.kernel;
+    request.dynamic_shared_bytes = spec.dynamic_shared_bytes;
     request.ring = spec.order == Order::random
                        ? engine_.link_random(spec.path, spec.offset, elements, spec.stride_bytes, seed_++)
                        : engine_.link_sequential(spec.path, spec.offset, elements, spec.stride_bytes);

@@ -48,6 +48,10 @@ struct SweepSpec {
     bool whole_pass = false;
     std::uint32_t threads_per_block = 0;  // the launch shape (0: the fewest the chase needs)
     std::size_t offset = 0;               // where in the engine's buffer the rings start
+    // The kernel that chases, as the driver sees it (engine.hpp): the probe's own,
+    // or the plain one declaring `dynamic_shared_bytes`.
+    kernels::ChaseKernel kernel = kernels::ChaseKernel::probe;
+    std::uint32_t dynamic_shared_bytes = 0;
 };
 
 // The timer overhead (clock pair + dependent store) subtracted from every

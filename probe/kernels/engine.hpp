@@ -46,6 +46,17 @@ inline bool fillable(const Ring& ring) {
            (ring.encoding == RingEncoding::global_address || ring.encoding == RingEncoding::texel_index);
 }
 
+// The kernel a chase runs in, as the driver sees it when it splits an SM's
+// memory between L1 and shared memory: the split follows the shared memory a
+// block declares (static and dynamic together), the block size and the
+// carveout preference, and not monotonically in any of them
+// (docs/l1-effective-capacity.md).
+enum class ChaseKernel : std::uint8_t {
+    probe,  // the probe's own: a few bytes of static shared memory (its timer's dependency store)
+    plain,  // no static shared memory; its launch declares `dynamic_shared_bytes` (0: none at all)
+};
+constexpr std::string_view to_string(ChaseKernel kernel) { return kernel == ChaseKernel::probe ? "probe" : "plain"; }
+
 struct ChaseRequest {
     LoadPath path = LoadPath::l1;
     Ring ring;                        // must be linked for `path` (see encoding_of)
@@ -57,6 +68,10 @@ struct ChaseRequest {
     // The launch shape: threads in the one block that chases (0: as few as the
     // phases need). The driver sizes L1 by what the shape lets an SM hold.
     std::uint32_t threads_per_block = 0;
+    ChaseKernel kernel = ChaseKernel::probe;
+    // Plain kernel only: dynamic shared memory the launch declares per block
+    // (the chase does not touch it: it is there for the driver to see).
+    std::uint32_t dynamic_shared_bytes = 0;
 };
 
 // Traffic another thread of the same block sends between warming a ring and
@@ -75,10 +90,19 @@ struct ChaseResult {
     std::uint64_t timed_ns = 0;         // %globaltimer nanoseconds for the same loop
 };
 
-// What a launch shape lets an SM hold, by the runtime's occupancy calculator.
+// A launch of the chase kernel, as the driver sizes it.
+struct KernelLaunch {
+    std::uint32_t threads_per_block = 32;
+    int carveout_percent = -1;
+    ChaseKernel kernel = ChaseKernel::probe;
+    std::uint32_t dynamic_shared_bytes = 0;  // plain kernel only
+};
+// What a launch lets an SM hold, by the runtime's occupancy calculator, and
+// the shared memory one block of it declares (static + dynamic).
 struct LaunchShape {
     std::uint32_t threads_per_block = 0;
     std::uint32_t resident_blocks = 0;
+    std::uint32_t shared_bytes_per_block = 0;
 };
 
 // How a bandwidth kernel reads. Every pattern uses 16-byte loads, four in
@@ -165,15 +189,17 @@ public:
     // afterwards the region sits in L2 but in no L1, and when it is larger than
     // L2 it has evicted whatever L2 held before.
     virtual void stream_l2(std::size_t offset, std::size_t bytes) = 0;
-    // Seconds (CUDA events) that every SM takes to read what `request` says.
+    // Seconds that every SM takes to read what `request` says: from the first
+    // block's start to the last block's end, read in the kernel (%globaltimer),
+    // so time the host takes to launch it does not count.
     virtual double time_read(const ReadRequest& request) = 0;
     // Seconds (CUDA events) a fixed amount of arithmetic takes on every SM,
     // touching no memory: a reference that slows when another context shares the GPU.
     virtual double time_reference_work() = 0;
 
-    // How many `threads_per_block`-thread blocks of the chase kernel an SM
-    // holds at `carveout_percent` (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
-    virtual LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) = 0;
+    // How many blocks of `launch` an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    // at the launch's carveout), and the shared memory each declares.
+    virtual LaunchShape launch_shape(const KernelLaunch& launch) = 0;
 
     // Keeps every SM busy for `milliseconds` so the clock leaves its idle state.
     virtual void warm_up(double milliseconds) = 0;

@@ -103,7 +103,7 @@ struct ProgramArgs {
     unsigned record_every;
     unsigned max_samples;
     unsigned* samples;
-    unsigned long long* stats;  // [0] cycles, [1] ns, [2] unused, [3] sink
+    unsigned long long* stats;  // [0] cycles, [1] ns, [2] the plain kernel's dependency store, [3] sink
 };
 
 // Fine-grained pointer chase (Mei & Chu): each load is bracketed by two clock
@@ -134,16 +134,10 @@ __device__ __forceinline__ unsigned long long timed_walk(unsigned long long curs
     return cursor;
 }
 
-// One instance per launch configuration (slot): the driver applied a changed
-// carveout preference to a function it had already launched only partly (on
-// the H200 every non-zero preference then gave the max-shared split), so each
-// carveout gets a function of its own whose attribute is set once, before its
-// first launch (docs/l1-effective-capacity.md).
-template <int Slot>
-__global__ void program_kernel(ProgramArgs args) {
-    extern __shared__ unsigned shared_ring[];
-    __shared__ volatile unsigned dependency_slot;
-
+// The program, run by every thread of the one block. `dependency` is where the
+// timed walk stores each loaded value before its second clock read.
+__device__ __forceinline__ void run_program(const ProgramArgs& args, unsigned* shared_ring,
+                                            volatile unsigned* dependency) {
     unsigned shared_base = 0;
     if (args.shared_elements > 0) {
         shared_base = static_cast<unsigned>(__cvta_generic_to_shared(shared_ring));
@@ -176,13 +170,40 @@ __global__ void program_kernel(ProgramArgs args) {
                 constexpr LoadPath P = decltype(path)::value;
                 unsigned long long cursor = start;
                 for (unsigned long long i = 0; i < phase.untimed_steps; ++i) cursor = load_next<P>(cursor, args.texture);
-                if (phase.timed_steps > 0) cursor = timed_walk<P>(cursor, phase.timed_steps, args, &dependency_slot);
+                if (phase.timed_steps > 0) cursor = timed_walk<P>(cursor, phase.timed_steps, args, dependency);
                 return cursor;
             });
         }
         __syncthreads();
     }
-    if (sink == 0x5a5a5a5a5a5a5a5aull) args.stats[3] = sink + dependency_slot;  // keeps every chain observable
+    if (sink == 0x5a5a5a5a5a5a5a5aull) args.stats[3] = sink + *dependency;  // keeps every chain observable
+}
+
+// The probe's own chase kernel (ChaseKernel::probe): its timer's dependency is
+// 4 bytes of static shared memory.
+//
+// Each carveout is passed per launch (cudaLaunchAttributePreferredSharedMemoryCarveout):
+// the driver applied a function attribute changed after the function's first
+// launch only partly (on the H200 every non-zero preference then gave the
+// max-shared split), while the launch attribute gave the same L1 as a fresh
+// function per carveout, in any order (bench/user_kernels.cu --explore,
+// docs/l1-effective-capacity.md). Launches left to the driver's choice use
+// instances that never get the attribute; the dynamic shared-memory limit of
+// an instance is set once, before its first launch. One instance per slot.
+template <int Slot>
+__global__ void probe_chase_kernel(ProgramArgs args) {
+    extern __shared__ unsigned shared_ring[];
+    __shared__ volatile unsigned dependency_slot;
+    run_program(args, shared_ring, &dependency_slot);
+}
+
+// The plain chase kernel (ChaseKernel::plain): no static shared memory, so the
+// driver sees only what its launch declares; the timer's dependency store goes
+// to global memory (stats[2]), which also waits for the load.
+template <int Slot>
+__global__ void plain_chase_kernel(ProgramArgs args) {
+    extern __shared__ unsigned shared_ring[];
+    run_program(args, shared_ring, reinterpret_cast<volatile unsigned*>(args.stats + 2));
 }
 
 __global__ void link_kernel(unsigned char* region, unsigned elements, unsigned stride_bytes, const unsigned* order,
@@ -241,14 +262,26 @@ private:
     std::size_t texels_ = 0;
 };
 
-// The program kernel's instances, one per slot (see program_kernel).
-constexpr int kSlots = 24;
+// The chase kernel's instances (see probe_chase_kernel): for each kernel, one
+// left to the driver's choice and one launched with a carveout, each with and
+// without dynamic shared memory (kernel_for). The last instance of each family
+// is never launched: the occupancy calculator reads its attributes, which
+// change per question (it knows no launch attributes).
 using ProgramKernel = void (*)(ProgramArgs);
-template <int... Slots>
-constexpr std::array<ProgramKernel, sizeof...(Slots)> program_kernels(std::integer_sequence<int, Slots...>) {
-    return {&program_kernel<Slots>...};
+template <int Slot>
+struct ProbeChase {
+    static constexpr ProgramKernel kernel = &probe_chase_kernel<Slot>;
+};
+template <int Slot>
+struct PlainChase {
+    static constexpr ProgramKernel kernel = &plain_chase_kernel<Slot>;
+};
+template <template <int> class Kernel, int... Slots>
+constexpr std::array<ProgramKernel, sizeof...(Slots)> instances(std::integer_sequence<int, Slots...>) {
+    return {Kernel<Slots>::kernel...};
 }
-constexpr auto kProgramKernels = program_kernels(std::make_integer_sequence<int, kSlots>{});
+constexpr auto kProbeKernels = instances<ProbeChase>(std::make_integer_sequence<int, 5>{});
+constexpr auto kPlainKernels = instances<PlainChase>(std::make_integer_sequence<int, 5>{});
 
 void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
                      std::size_t capacity) {
@@ -299,7 +332,7 @@ public:
     void stream_l2(std::size_t offset, std::size_t bytes) override;
     double time_read(const ReadRequest& request) override;
     double time_reference_work() override;
-    LaunchShape launch_shape(std::uint32_t threads_per_block, int carveout_percent) override;
+    LaunchShape launch_shape(const KernelLaunch& launch) override;
     void warm_up(double milliseconds) override;
     SharedAccessTiming time_shared_access(const SharedAccess& access) override {
         return launch_shared_access(access, stats_.get());
@@ -311,12 +344,12 @@ public:
     }
 
 private:
-    // Launches the program; records `max_samples` of the `timed_steps` loads, evenly spaced.
-    ChaseResult run(ProgramArgs args, int carveout_percent, std::uint32_t threads_per_block, std::uint32_t timed_steps,
-                    std::uint32_t max_samples);
-    // The program kernel instance for a carveout and a dynamic shared-memory
-    // limit; its attributes are set once, before its first launch.
-    ProgramKernel kernel_for(int carveout_percent, std::size_t dynamic_shared);
+    // Launches the program as `request` says (kernel, carveout, block size; its
+    // timed steps and samples); records `max_samples` of the timed loads, evenly spaced.
+    ChaseResult run(ProgramArgs args, const ChaseRequest& request);
+    // The instance of `kernel` that launches at `carveout_percent` with
+    // `dynamic_shared` bytes; its attributes are set once, before its first launch.
+    ProgramKernel kernel_for(ChaseKernel kernel, int carveout_percent, std::size_t dynamic_shared);
     // Links a ring for `path`, in address order when `order` is empty, else in that order.
     Ring link(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride_bytes,
               const std::vector<unsigned>& order);
@@ -325,15 +358,16 @@ private:
 
     int device_;
     int sm_count_ = 0;
-    std::size_t shared_optin_bytes_ = 0;  // dynamic shared memory one block may opt in to
+    std::size_t shared_optin_bytes_ = 0;  // dynamic shared memory one block of the probe's kernel may opt in to
+    std::uint32_t probe_static_shared_ = 0;  // static shared memory of the probe's kernel
     DeviceBuffer<unsigned char> buffer_;
     DeviceBuffer<unsigned> samples_;
     DeviceBuffer<unsigned long long> stats_;
     DeviceBuffer<unsigned> order_;  // random ring permutation, grown on demand
     TextureObject texture_;         // over the buffer, as 8-byte texels
     unsigned long long constant_base_ = 0;
-    // (carveout, dynamic shared limit) of each slot in use.
-    std::vector<std::pair<int, std::size_t>> slots_;
+    // What each instance in use launches: (left to the driver, dynamic shared limit).
+    std::vector<std::pair<bool, std::size_t>> probe_slots_, plain_slots_;
 };
 
 CudaEngine::CudaEngine(int device, std::size_t buffer_bytes, int memory_device)
@@ -344,7 +378,8 @@ CudaEngine::CudaEngine(int device, std::size_t buffer_bytes, int memory_device)
     check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_),
           "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
     cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, kProgramKernels[0]), "cudaFuncGetAttributes(program_kernel)");
+    check(cudaFuncGetAttributes(&attributes, kProbeKernels[0]), "cudaFuncGetAttributes(probe_chase_kernel)");
+    probe_static_shared_ = static_cast<std::uint32_t>(attributes.sharedSizeBytes);
     // Dynamic shared memory may use what the opt-in limit leaves beside the kernel's static shared memory.
     shared_optin_bytes_ = static_cast<std::size_t>(optin) - attributes.sharedSizeBytes;
     check(cudaMemset(buffer_.get(), 0, buffer_bytes), "cudaMemset(ring buffer)");
@@ -436,27 +471,37 @@ Ring CudaEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t el
     return link(path, offset, elements, stride_bytes, order);
 }
 
-ProgramKernel CudaEngine::kernel_for(int carveout_percent, std::size_t dynamic_shared) {
-    const std::pair<int, std::size_t> key{carveout_percent, dynamic_shared};
-    for (std::size_t slot = 0; slot < slots_.size(); ++slot)
-        if (slots_[slot] == key) return kProgramKernels[slot];
-    if (slots_.size() == kProgramKernels.size())
-        throw std::logic_error("more launch configurations than program kernel instances (" +
-                               std::to_string(kSlots) + ")");
-    const ProgramKernel kernel = kProgramKernels[slots_.size()];
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
-          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_shared)),
-          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-    slots_.push_back(key);
-    return kernel;
+ProgramKernel CudaEngine::kernel_for(ChaseKernel kernel, int carveout_percent, std::size_t dynamic_shared) {
+    const bool plain = kernel == ChaseKernel::plain;
+    const auto& family = plain ? kPlainKernels : kProbeKernels;
+    auto& slots = plain ? plain_slots_ : probe_slots_;
+    // Launches without dynamic shared memory keep instances whose limit is left
+    // alone; the others vary their size on instances whose limit is the most a
+    // block may opt in to (a limit of 100 KiB did not change the split of launches
+    // with less: bench/user_kernels.cu --explore).
+    const std::size_t optin = plain ? shared_optin_bytes_ + probe_static_shared_ : shared_optin_bytes_;
+    if (dynamic_shared > optin)
+        throw std::invalid_argument(std::to_string(dynamic_shared) + " B of dynamic shared memory exceed the " +
+                                    std::to_string(optin) + " B a block may opt in to");
+    const std::size_t limit = dynamic_shared == 0 ? 0 : optin;
+    const std::pair<bool, std::size_t> key{carveout_percent < 0, limit};
+    for (std::size_t slot = 0; slot < slots.size(); ++slot)
+        if (slots[slot] == key) return family[slot];
+    if (slots.size() + 1 == family.size())  // the last instance answers the occupancy calculator
+        throw std::logic_error("more launch configurations of the " + std::string(to_string(kernel)) +
+                               " chase kernel than instances (" + std::to_string(family.size() - 1) + ")");
+    const ProgramKernel instance = family[slots.size()];
+    if (limit > 0)
+        check(cudaFuncSetAttribute(instance, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
+              "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    slots.push_back(key);
+    return instance;
 }
 
-ChaseResult CudaEngine::run(ProgramArgs args, int carveout_percent, std::uint32_t threads_per_block,
-                            std::uint32_t timed_steps, std::uint32_t max_samples) {
-    const std::uint32_t samples_wanted = std::min(max_samples, timed_steps);
+ChaseResult CudaEngine::run(ProgramArgs args, const ChaseRequest& request) {
+    const std::uint32_t samples_wanted = std::min(request.max_samples, request.timed_steps);
     if (samples_.size() < samples_wanted) samples_ = DeviceBuffer<unsigned>(samples_wanted);
-    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, timed_steps / samples_wanted);
+    args.record_every = samples_wanted == 0 ? 1 : std::max(1u, request.timed_steps / samples_wanted);
     args.texture = texture_.get();
     args.max_samples = samples_wanted;
     args.samples = samples_.get();
@@ -467,11 +512,28 @@ ChaseResult CudaEngine::run(ProgramArgs args, int carveout_percent, std::uint32_
         warps = std::max(warps, args.phases[p].warp + 1);
         if (args.phases[p].fill_elements > 0) warps = std::max(warps, kFillThreads / 32);
     }
-    const unsigned threads = std::max(32 * warps, threads_per_block);
-    const std::size_t dynamic_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
-    const ProgramKernel kernel = kernel_for(carveout_percent, dynamic_shared);
-    kernel<<<1, threads, dynamic_shared>>>(args);
-    check_launch("program_kernel");
+    const unsigned threads = std::max(32 * warps, request.threads_per_block);
+    const std::size_t ring_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
+    if (request.kernel == ChaseKernel::plain && ring_shared > 0)
+        throw std::invalid_argument("the plain chase kernel chases no shared-memory rings");
+    const std::size_t dynamic_shared = request.kernel == ChaseKernel::plain ? request.dynamic_shared_bytes : ring_shared;
+    if (request.kernel == ChaseKernel::probe && request.dynamic_shared_bytes != 0)
+        throw std::invalid_argument("only the plain chase kernel declares dynamic shared memory of its own");
+
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(1);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = dynamic_shared;
+    cudaLaunchAttribute carveout{};
+    if (request.carveout_percent >= 0) {
+        carveout.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+        carveout.val.sharedMemCarveout = static_cast<unsigned>(request.carveout_percent);
+        config.attrs = &carveout;
+        config.numAttrs = 1;
+    }
+    const ProgramKernel kernel = kernel_for(request.kernel, request.carveout_percent, dynamic_shared);
+    check(cudaLaunchKernelEx(&config, kernel, args), "cudaLaunchKernelEx(chase kernel)");
+    check_launch("chase kernel");
 
     ChaseResult result;
     result.cycles.resize(samples_wanted);
@@ -510,7 +572,7 @@ ChaseResult CudaEngine::chase(const ChaseRequest& request) {
         args.shared_elements = request.ring.elements;
         args.shared_stride_bytes = request.ring.stride_bytes;
     }
-    return run(args, request.carveout_percent, request.threads_per_block, request.timed_steps, request.max_samples);
+    return run(args, request);
 }
 
 ChaseResult CudaEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
@@ -532,7 +594,7 @@ ChaseResult CudaEngine::chase_after(const ChaseRequest& victim, const Disturbanc
     // Full passes end where they began, so the timed phase starts at the ring's start.
     args.phases[2] = {.start = start_of(victim.ring), .timed_steps = victim.timed_steps, .warp = 0, .path = victim.path};
     args.phase_count = 3;
-    return run(args, victim.carveout_percent, victim.threads_per_block, victim.timed_steps, victim.max_samples);
+    return run(args, victim);
 }
 
 void CudaEngine::stream_l2(std::size_t offset, std::size_t bytes) {
@@ -542,19 +604,30 @@ void CudaEngine::stream_l2(std::size_t offset, std::size_t bytes) {
 }
 
 double CudaEngine::time_read(const ReadRequest& request) {
-    return Event::time([&] { launch_read(request, buffer_.get(), buffer_.bytes(), sm_count_, stats_.get()); });
+    return launch_read(request, buffer_.get(), buffer_.bytes(), sm_count_, stats_.get());
 }
 
 double CudaEngine::time_reference_work() {
     return Event::time([&] { launch_reference_work(sm_count_, stats_.get()); });
 }
 
-LaunchShape CudaEngine::launch_shape(std::uint32_t threads_per_block, int carveout_percent) {
+LaunchShape CudaEngine::launch_shape(const KernelLaunch& launch) {
+    const bool plain = launch.kernel == ChaseKernel::plain;
+    if (!plain && launch.dynamic_shared_bytes != 0)
+        throw std::invalid_argument("only the plain chase kernel declares dynamic shared memory of its own");
+    // The family's last instance is never launched, so its attributes may change with every question.
+    const ProgramKernel asked = (plain ? kPlainKernels : kProbeKernels).back();
+    check(cudaFuncSetAttribute(asked, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(launch.dynamic_shared_bytes)),
+          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    check(cudaFuncSetAttribute(asked, cudaFuncAttributePreferredSharedMemoryCarveout, launch.carveout_percent),
+          "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
     int blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_for(carveout_percent, 0),
-                                                        static_cast<int>(threads_per_block), 0),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, asked, static_cast<int>(launch.threads_per_block),
+                                                        launch.dynamic_shared_bytes),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    return {threads_per_block, static_cast<std::uint32_t>(blocks)};
+    return {launch.threads_per_block, static_cast<std::uint32_t>(blocks),
+            (plain ? 0 : probe_static_shared_) + launch.dynamic_shared_bytes};
 }
 
 void CudaEngine::warm_up(double milliseconds) {

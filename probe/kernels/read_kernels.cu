@@ -35,6 +35,19 @@ using Global = std::integral_constant<CacheOp, Op>;
 // load keep the arithmetic far below the load rate.
 __device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
+// Each block's start and end on the GPU's global timer: stamps[0] the earliest
+// start, stamps[1] the latest end (reset before each launch). Their difference is
+// the read without the launch: a host that was slow to issue the kernel after
+// the timer started (an H100 probe measured 20 % lower bandwidths while a
+// compiler ran beside it: docs/measurements/2026-11-23-user-kernels.md) no longer counts.
+__device__ __forceinline__ void stamp_start(unsigned long long* stamps) {
+    if (threadIdx.x == 0) atomicMin(stamps, global_ns());
+}
+__device__ __forceinline__ void stamp_end(unsigned long long* stamps) {
+    __syncthreads();  // every thread's loads are folded into its result by now
+    if (threadIdx.x == 0) atomicMax(stamps + 1, global_ns());
+}
+
 // Reads pieces [0, count) of `data` with the block's threads, kUnroll loads in flight each.
 template <typename Op>
 __device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
@@ -54,38 +67,46 @@ __device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
 
 template <CacheOp Op>
 __global__ void streaming_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
+    stamp_start(sink);
     unsigned acc = 0;
     const size_t step = size_t(gridDim.x) * blockDim.x;
     for (unsigned pass = 0; pass < passes; ++pass)
         for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
             acc ^= fold(load16<Global<Op>>(data + i));
-    if (acc == kNever) *sink = acc;
+    stamp_end(sink);
+    if (acc == kNever) sink[3] = acc;
 }
 
 template <CacheOp Op>
 __global__ void rotating_kernel(const uint4* data, size_t chunk_pieces, unsigned passes, unsigned long long* sink) {
+    stamp_start(sink);
     unsigned acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const size_t chunk = (blockIdx.x + pass) % gridDim.x;  // read last pass by the previous block, on another SM
         acc ^= read_span<Global<Op>>(data + chunk * chunk_pieces, chunk_pieces);
     }
-    if (acc == kNever) *sink = acc;
+    stamp_end(sink);
+    if (acc == kNever) sink[3] = acc;
 }
 
 template <CacheOp Op>
 __global__ void block_private_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
+    stamp_start(sink);
     unsigned acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Global<Op>>(data + blockIdx.x * pieces, pieces);
-    if (acc == kNever) *sink = acc;
+    stamp_end(sink);
+    if (acc == kNever) sink[3] = acc;
 }
 
 __global__ void shared_kernel(size_t pieces, unsigned passes, unsigned long long* sink) {
     extern __shared__ uint4 tile[];
     for (size_t i = threadIdx.x; i < pieces; i += blockDim.x) tile[i] = make_uint4(unsigned(i), 1u, 2u, 3u);
     __syncthreads();
+    stamp_start(sink);  // the fill is not part of the read
     unsigned acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Shared>(tile, pieces);
-    if (acc == kNever) *sink = acc;
+    stamp_end(sink);
+    if (acc == kNever) sink[3] = acc;
 }
 
 // Dependent integer arithmetic: no memory traffic, so only another context on the SMs can slow it.
@@ -95,7 +116,7 @@ __global__ void reference_kernel(unsigned iterations, unsigned long long* sink) 
         x = x * 1664525u + y;
         y ^= x >> 7;
     }
-    if (x == 0x5a5a5a5au && y == 0) *sink = x;
+    if (x == 0x5a5a5a5au && y == 0) sink[3] = x;
 }
 
 void check_region(const ReadRequest& r, std::size_t span, std::size_t buffer_bytes) {
@@ -134,10 +155,16 @@ void launch_with(const ReadRequest& r, const unsigned char* buffer, std::size_t 
 
 }  // namespace
 
-void launch_read(const ReadRequest& r, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
-                 unsigned long long* sink) {
-    if (r.op == CacheOp::cg) launch_with<CacheOp::cg>(r, buffer, buffer_bytes, sm_count, sink);
-    else launch_with<CacheOp::ca>(r, buffer, buffer_bytes, sm_count, sink);
+double launch_read(const ReadRequest& r, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
+                   unsigned long long* stamps) {
+    const unsigned long long reset[2] = {~0ull, 0ull};
+    check(cudaMemcpy(stamps, reset, sizeof reset, cudaMemcpyHostToDevice), "cudaMemcpy(read stamps)");
+    if (r.op == CacheOp::cg) launch_with<CacheOp::cg>(r, buffer, buffer_bytes, sm_count, stamps);
+    else launch_with<CacheOp::ca>(r, buffer, buffer_bytes, sm_count, stamps);
+    unsigned long long stamped[2] = {};
+    check(cudaMemcpy(stamped, stamps, sizeof stamped, cudaMemcpyDeviceToHost), "cudaMemcpy(read stamps)");
+    if (stamped[1] <= stamped[0]) throw std::runtime_error("a read kernel's global timer did not advance");
+    return double(stamped[1] - stamped[0]) * 1e-9;
 }
 
 void launch_reference_work(int sm_count, unsigned long long* sink) {

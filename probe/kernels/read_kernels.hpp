@@ -8,13 +8,16 @@
 
 namespace gpu_topology::kernels {
 
-// Reads `request` with `sm_count` SMs from `buffer` (its `buffer_bytes`);
-// `sink` keeps the loads alive. Throws std::invalid_argument for a region
+// Reads `request` with `sm_count` SMs from `buffer` (its `buffer_bytes`) and
+// returns the seconds from the first block's start to the last block's end, on
+// the GPU's global timer. `stamps` (4 words of device memory) holds the timer
+// readings and keeps the loads alive. Throws std::invalid_argument for a region
 // outside the buffer.
-void launch_read(const ReadRequest& request, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
-                 unsigned long long* sink);
+double launch_read(const ReadRequest& request, const unsigned char* buffer, std::size_t buffer_bytes, int sm_count,
+                   unsigned long long* stamps);
 
-// A fixed amount of dependent arithmetic on every SM (a few milliseconds).
+// A fixed amount of dependent arithmetic on every SM (a few milliseconds);
+// `sink` (4 words) keeps it alive.
 void launch_reference_work(int sm_count, unsigned long long* sink);
 
 }  // namespace gpu_topology::kernels

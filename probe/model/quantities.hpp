@@ -86,9 +86,9 @@ inline constexpr std::array kQuantities{
     Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, "blocks", "api", {1, 1024}, "resident blocks per SM, at most"},
     Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, "registers", "api", {1, 1e7}, "32-bit registers per SM"},
     // --- L1 data (ld.global.ca) ----------------------------------------------------------------
-    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, max-L1 carveout"},
-    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, carveout left to the driver"},
-    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kBytes, "L1 data, max-shared carveout"},
+    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at)"},
+    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks)"},
+    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kBytes, "L1 data, max-shared carveout (the probe's kernel, 32-thread blocks)"},
     Quantity{"L1_LINE_BYTES", "caches.l1.line_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 line"},
     Quantity{"L1_SECTOR_BYTES", "caches.l1.sector_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 fetch granularity"},
     Quantity{"L1_LATENCY_CYCLES", "caches.l1.latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 hit latency"},
@@ -154,7 +154,7 @@ inline constexpr std::array kQuantities{
     Quantity{"DSMEM_LATENCY_CYCLES", "cluster.remote_latency_cycles", S::latency, H::u32, "cycles", "dsmem", kCycles, "load latency from another block's shared memory"},
     Quantity{"DSMEM_BANDWIDTH_BYTES_PER_S", "cluster.remote_bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "dsmem", kBandwidth, "remote shared memory read bandwidth, all SMs"},
     // --- address translation of cudaMalloc memory -----------------------------------------------------
-    Quantity{"TLB_ENTRIES", "tlb.entries", S::estimate, H::u32, "entries", "tlb", {1, 1e6}, "first TLB level entries"},
+    Quantity{"TLB_ENTRIES", "tlb.entries", S::estimate, H::u32, "entries", "tlb", {1, 1e6}, "first TLB level entries (elements 64 MiB apart before one slows)"},
     Quantity{"TLB_COVERAGE_BYTES", "tlb.coverage_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "memory one entry of the first TLB level maps"},
     Quantity{"TLB_REACH_BYTES", "tlb.reach_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "first TLB level reach (entries x coverage)"},
     Quantity{"TLB_MISS_PENALTY_CYCLES", "tlb.miss_penalty_cycles", S::estimate, H::u32, "cycles", "tlb", kCycles, "latency added by a first-level TLB miss"},

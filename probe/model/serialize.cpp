@@ -104,6 +104,8 @@ Json carveout_json(const CarveoutRow& row) {
     Json j = Json::object();
     j["carveout_percent"] = row.carveout_percent;
     j["threads_per_block"] = row.threads_per_block;
+    j["kernel_shared"] = std::string(to_string(row.kernel_shared));
+    j["shared_bytes_per_block"] = row.shared_bytes_per_block;
     j["resident_blocks"] = row.resident_blocks;
     j["size_bytes"] = row.size_bytes ? Json(*row.size_bytes) : Json();
     if (!row.size_bytes) j["reason"] = row.why_unmeasured;

@@ -24,6 +24,21 @@ std::string_view to_string(Source source) {
     return "measured";
 }
 
+std::string_view to_string(KernelShared kind) {
+    switch (kind) {
+        case KernelShared::none: return "none";
+        case KernelShared::fixed: return "static";
+        case KernelShared::dynamic: return "dynamic";
+    }
+    return "static";
+}
+
+std::optional<KernelShared> kernel_shared_from(std::string_view text) {
+    for (const auto kind : {KernelShared::none, KernelShared::fixed, KernelShared::dynamic})
+        if (to_string(kind) == text) return kind;
+    return std::nullopt;
+}
+
 Estimate api_value(double value) {
     Estimate e;
     e.value = value;

@@ -70,10 +70,29 @@ struct CrossCheck {
     double agreement() const;
 };
 
+// The shared memory a measured kernel declares. The driver splits an SM
+// between L1 and shared memory by the bytes a block declares (static and
+// dynamic alike: 256 B of either gave the same L1 at every carveout), not
+// monotonically, so each row says which kernel it describes
+// (docs/l1-effective-capacity.md).
+enum class KernelShared : std::uint8_t {
+    none,     // no shared memory at all
+    fixed,    // static shared memory only (the probe's own chase kernel)
+    dynamic,  // dynamic shared memory only
+};
+std::string_view to_string(KernelShared kind);  // "none", "static", "dynamic"
+std::optional<KernelShared> kernel_shared_from(std::string_view text);
+// Profiles of probe 1.0 measured every row with the probe's chase kernel and
+// did not say so: 16 B of static shared memory (ptxas -v, sm_90), its timer's
+// dependency store. Their rows read as that kernel's.
+inline constexpr std::uint32_t kProbe10KernelSharedBytes = 16;
+
 struct CarveoutRow {
     int carveout_percent = -1;             // requested; -1: left to the driver
     std::uint32_t threads_per_block = 0;   // the launch shape the size belongs to
-    std::uint32_t resident_blocks = 0;     // blocks of that shape an SM can hold (occupancy API)
+    KernelShared kernel_shared = KernelShared::fixed;
+    std::uint32_t shared_bytes_per_block = 0;  // what the kernel declares per block, static + dynamic
+    std::uint32_t resident_blocks = 0;     // blocks of that launch an SM can hold (occupancy API)
     std::optional<std::uint64_t> size_bytes;
     std::string why_unmeasured;
 };

@@ -1,5 +1,8 @@
 #include "profile.hpp"
 
+#include "../model/topology.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -215,6 +218,7 @@ public:
             }
             whole(at + ".carveout_percent", row.find("carveout_percent"), -1, 100);
             whole(at + ".threads_per_block", row.find("threads_per_block"), 1, 1024);
+            kernel_of_row(at, row);
             whole(at + ".resident_blocks", row.find("resident_blocks"), 0, 1024);
             const Json* size = row.find("size_bytes");
             if (size && size->is_null()) {
@@ -225,6 +229,19 @@ public:
                 whole(at + ".size_bytes", size, 1, model::kMaxU32);
             }
         }
+    }
+    // Which kernel a row describes: both fields, or neither (probe 1.0's rows).
+    void kernel_of_row(const std::string& at, const Json& row) {
+        const Json* kind = row.find("kernel_shared");
+        const Json* bytes = row.find("shared_bytes_per_block");
+        if (!kind && !bytes) return;
+        if (!kind || !bytes) return fail(at, "kernel_shared and shared_bytes_per_block come together", kind ? kind : bytes);
+        const auto parsed = kind->is_string() ? model::kernel_shared_from(kind->as_string()) : std::nullopt;
+        if (!parsed) return fail(at + ".kernel_shared", "expected \"none\", \"static\" or \"dynamic\"", kind);
+        whole(at + ".shared_bytes_per_block", bytes, 0, kMaxSharedBytesPerBlock);
+        if (bytes->is_number() && (bytes->as_number() == 0) != (*parsed == model::KernelShared::none))
+            fail(at + ".shared_bytes_per_block", "a kernel declares shared memory unless its kernel_shared is \"none\"",
+                 bytes);
     }
     void reference_work() {
         const Json* seconds = root_.at_path("conditions.reference_work_seconds");
@@ -292,6 +309,17 @@ std::vector<std::string> validate(const Json& profile) {
     check.reference_work();
     if (check.errors.empty()) check.relations();  // relations between values that are each valid
     return check.errors;
+}
+
+RowKernel kernel_of(const Json& row) {
+    const Json* kind = row.find("kernel_shared");
+    const Json* bytes = row.find("shared_bytes_per_block");
+    if (!kind || !bytes || !kind->is_string() || !bytes->is_number())
+        return {std::string(model::to_string(model::KernelShared::fixed)), model::kProbe10KernelSharedBytes};
+    // Validation refuses other kinds; a name that reaches the header is one of the three.
+    const auto parsed = model::kernel_shared_from(kind->as_string());
+    return {parsed ? std::string(model::to_string(*parsed)) : std::string("unknown"),
+            static_cast<std::uint32_t>(std::clamp(bytes->as_number(), 0.0, kMaxSharedBytesPerBlock))};
 }
 
 Json parse_profile_text(std::string_view text, const std::string& source) {

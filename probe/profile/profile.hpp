@@ -20,6 +20,18 @@ namespace gpu_topology::profile {
 inline constexpr std::uintmax_t kMaxProfileBytes = 16u << 20;
 // The hierarchy curve keeps at most this many points (a probe writes about 100).
 inline constexpr std::size_t kMaxCurvePoints = 4096;
+// Shared memory one block may declare, at most, on any GPU CUDA supports (228 KiB
+// on cc 9.0/10.0): a carveout row claiming more is refused.
+inline constexpr double kMaxSharedBytesPerBlock = 256 * 1024;
+
+// The kernel an L1 carveout row (caches.l1.carveouts[i]) describes: the
+// shared memory it declares per block, and of which kind ("none", "static",
+// "dynamic"). Rows of probe 1.0 name none: they are its chase kernel's.
+struct RowKernel {
+    std::string kind;
+    std::uint32_t shared_bytes_per_block = 0;
+};
+RowKernel kernel_of(const Json& carveout_row);
 
 struct Value {
     std::optional<double> value;  // nullopt when unmeasured

@@ -118,19 +118,25 @@ std::string carveouts(const Json& root) {
         for (const auto& row : table->as_array()) {
             const Json* size = row.find("size_bytes");
             if (!size || !size->is_number()) continue;
-            rows += std::string(count ? ",\n" : "") + "    {" + integer(row.find("carveout_percent")->as_number()) + ", " +
+            const auto kernel = profile::kernel_of(row);
+            // A trailing comma is allowed, and leaves room for the comment.
+            rows += "    {" + integer(row.find("carveout_percent")->as_number()) + ", " +
                     integer(row.find("threads_per_block")->as_number()) + "u, " +
-                    integer(row.find("resident_blocks")->as_number()) + "u, " + integer(size->as_number()) + "ull}";
+                    std::to_string(kernel.shared_bytes_per_block) + "u, " +
+                    integer(row.find("resident_blocks")->as_number()) + "u, " + integer(size->as_number()) +
+                    "ull},  // " + kernel.kind + "\n";
             ++count;
         }
     }
     std::string out =
-        "// Effective L1 measured for one launch shape at one requested carveout\n"
-        "// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver).\n"
+        "// Effective L1 measured for one launch at one requested carveout\n"
+        "// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver), by a kernel\n"
+        "// declaring `shared_bytes_per_block` of shared memory (static and dynamic together).\n"
         "struct l1_at_launch {\n"
         "    int carveout_percent;\n"
         "    std::uint32_t threads_per_block;\n"
-        "    std::uint32_t resident_blocks;  // blocks of that shape an SM can hold there (occupancy API)\n"
+        "    std::uint32_t shared_bytes_per_block;\n"
+        "    std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)\n"
         "    std::uint64_t size_bytes;\n"
         "};\n"
         "inline constexpr std::size_t l1_launch_count = " + std::to_string(count) + ";\n";
@@ -138,22 +144,27 @@ std::string carveouts(const Json& root) {
         return out +
                "// The L1 per launch was not measured, so l1_bytes_at() cannot answer.\n"
                "template <typename Unmeasured = void>\n"
-               "constexpr std::uint64_t l1_bytes_at(int, std::uint32_t) {\n"
+               "constexpr std::uint64_t l1_bytes_at(int, std::uint32_t, std::uint32_t) {\n"
                "    static_assert(sizeof(Unmeasured) == 0, \"l1_bytes_at: the profile has no measured L1 per launch "
                "(caches.l1.carveouts is empty)\");\n"
                "    return 0;\n"
                "}\n";
     return out + "GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {\n" + rows +
            "};\n"
-           "// The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)\n"
-           "// with blocks of `threads_per_block` threads: the largest size measured for a launch\n"
-           "// at least as demanding (a carveout at least as large, blocks no larger, so no more L1).\n"
-           "// 0 when no measured launch is that demanding. docs/l1-effective-capacity.md explains.\n"
-           "GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block) {\n"
+           "// The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory\n"
+           "// (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to\n"
+           "// the driver) with blocks of `threads_per_block` threads: the largest size measured for a\n"
+           "// launch of a kernel declaring the same shared memory that is at least as demanding (a\n"
+           "// carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was\n"
+           "// measured: the driver's split does not follow the declared bytes monotonically, so no\n"
+           "// other kernel's rows answer. docs/l1-effective-capacity.md explains.\n"
+           "GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,\n"
+           "                                                   std::uint32_t shared_bytes_per_block) {\n"
            "    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp\n"
            "    std::uint64_t bytes = 0;\n"
            "    for (std::size_t i = 0; i < l1_launch_count; ++i) {\n"
            "        const l1_at_launch& row = l1_launches[i];\n"
+           "        if (row.shared_bytes_per_block != shared_bytes_per_block) continue;\n"
            "        if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;\n"
            "        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)\n"
            "            bytes = row.size_bytes;\n"

@@ -147,11 +147,12 @@ TEST(ProbeOnGpu, ConstantCachesFormTheirOwnHierarchy) {
             EXPECT_EQ(value(name), 0) << name;
 }
 
-// Giving shared memory more of the array, or an SM more blocks, never leaves L1 more room.
+// For one kernel, giving shared memory more of the array, or an SM more blocks, never leaves L1 more room.
 TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
     for (const auto& a : g_topology.carveouts)
         for (const auto& b : g_topology.carveouts) {
             if (!a.size_bytes || !b.size_bytes || a.carveout_percent < 0 || b.carveout_percent < 0) continue;
+            if (a.shared_bytes_per_block != b.shared_bytes_per_block) continue;
             if (a.carveout_percent <= b.carveout_percent && a.threads_per_block >= b.threads_per_block)
                 EXPECT_LE(double(*b.size_bytes), double(*a.size_bytes) + 4096)
                     << "carveout " << b.carveout_percent << "% with " << b.threads_per_block << " threads against "
@@ -169,14 +170,23 @@ TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     benchmarks::SweepRunner runner(*engine, std::nullopt);
     runner.calibrate_overhead();
     const std::uint64_t bound = 4 * (static_cast<std::uint64_t>(g_facts.shared_per_sm_bytes) + 64 * 1024);
-    struct Launch { int carveout; std::uint32_t threads; };
-    for (const Launch launch : {Launch{2, 128}, Launch{6, 512}, Launch{20, 64}, Launch{-1, 128}, Launch{0, 512}}) {
-        const auto measured = benchmarks::measure_capacity(
-            runner, benchmarks::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
-                                                         benchmarks::Order::sequential, "held_out", bound,
-                                                         launch.threads));
+    std::uint32_t probe_kernel_shared = 0;
+    for (const auto& row : g_topology.carveouts)
+        if (row.kernel_shared == model::KernelShared::fixed) probe_kernel_shared = row.shared_bytes_per_block;
+    struct Launch { int carveout; std::uint32_t threads; kernels::ChaseKernel kernel; std::uint32_t dynamic; };
+    using enum kernels::ChaseKernel;
+    for (const Launch launch : {Launch{2, 128, probe, 0}, Launch{6, 512, probe, 0}, Launch{20, 64, probe, 0},
+                                Launch{-1, 128, probe, 0}, Launch{0, 512, probe, 0}, Launch{20, 512, plain, 0},
+                                Launch{40, 128, plain, 32 * 1024}}) {
+        auto question = benchmarks::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
+                                                             benchmarks::Order::sequential, "held_out", bound,
+                                                             launch.threads);
+        question.spec.kernel = launch.kernel;
+        question.spec.dynamic_shared_bytes = launch.dynamic;
+        const auto measured = benchmarks::measure_capacity(runner, question);
         ASSERT_TRUE(measured.found);
-        const auto bounds = model::l1_bounds(g_topology.carveouts, launch.carveout, launch.threads);
+        const std::uint32_t shared = launch.kernel == probe ? probe_kernel_shared : launch.dynamic;
+        const auto bounds = model::l1_bounds(g_topology.carveouts, launch.carveout, launch.threads, shared);
         ASSERT_TRUE(bounds.lower) << "carveout " << launch.carveout << ", " << launch.threads << " threads";
         // One search step (1 KiB) and the fuzz of an effective capacity (runs differ by 2 KiB) either side.
         constexpr double kSlack = 4096;
@@ -185,8 +195,8 @@ TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
         if (bounds.upper)
             EXPECT_LE(double(measured.capacity_bytes), double(*bounds.upper) + kSlack)
                 << "carveout " << launch.carveout << ", " << launch.threads << " threads";
-        std::printf("held out: carveout %d, %u threads: measured %llu B, table bounds %llu .. %s B\n", launch.carveout,
-                    launch.threads, static_cast<unsigned long long>(measured.capacity_bytes),
+        std::printf("held out: carveout %d, %u threads, %u B shared: measured %llu B, table bounds %llu .. %s B\n",
+                    launch.carveout, launch.threads, shared, static_cast<unsigned long long>(measured.capacity_bytes),
                     static_cast<unsigned long long>(*bounds.lower),
                     bounds.upper ? std::to_string(*bounds.upper).c_str() : "none");
     }

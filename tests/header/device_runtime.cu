@@ -13,7 +13,7 @@ namespace {
 constexpr int kOutputs = 6;
 
 __host__ __device__ void compute(unsigned long long* out, int carveout, unsigned threads, unsigned long long bytes) {
-    out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads) : 0;
+    out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads, 0) : 0;
     out[1] = gt::resident_blocks_per_wave(threads);
     out[2] = gt::square_tile_edge<float>(bytes);
     out[3] = gt::layers_fit(bytes / 1024, 1024, gt::l2);

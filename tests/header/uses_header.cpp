@@ -35,7 +35,7 @@ int main() {
     static_assert(gt::column_conflict_ways<double>(16, banks16x8{}) == 32 &&
                       gt::conflict_free_pitch<double>(16, banks16x8{}) == 17, "padding on 16 x 8 B banks");
     const auto wave = gt::resident_blocks_per_wave(256);
-    const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024) : 0;
+    const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024, 0) : 0;
     std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d\n", gt::identity.device_name, gt::identity.profile_source,
                 gt::identity.cc_major, gt::identity.cc_minor, static_cast<unsigned long long>(edge),
                 static_cast<unsigned long long>(cube), static_cast<unsigned long long>(wave),

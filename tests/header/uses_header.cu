@@ -5,7 +5,7 @@
 namespace gt = gpu_topology;
 
 __global__ void uses(unsigned long long* out, int carveout, unsigned threads) {
-    out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads) : 0;
+    out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads, 0) : 0;
     out[1] = gt::resident_blocks_per_wave(threads);
     out[2] = gt::l1.size_bytes.value_or(0u);
     out[3] = gt::square_tile_edge<float>(out[2] / 2);

@@ -86,32 +86,49 @@ TEST(Topology, AContradictionIsNotAFact) {
 std::vector<model::CarveoutRow> table() {
     std::vector<model::CarveoutRow> rows;
     const auto row = [&](int c, std::uint32_t t, std::uint64_t kib) {
-        rows.push_back({.carveout_percent = c, .threads_per_block = t, .resident_blocks = 0, .size_bytes = kib << 10});
+        rows.push_back({.carveout_percent = c, .threads_per_block = t, .shared_bytes_per_block = 16,
+                        .resident_blocks = 0, .size_bytes = kib << 10});
     };
     row(0, 32, 243), row(0, 1024, 243), row(4, 32, 150), row(4, 1024, 160), row(10, 32, 19), row(10, 1024, 19);
     row(-1, 32, 185), row(-1, 256, 212), row(-1, 1024, 226);
-    rows.push_back({.carveout_percent = 50, .threads_per_block = 32, .why_unmeasured = "skipped"});
+    rows.push_back({.carveout_percent = 50, .threads_per_block = 32, .shared_bytes_per_block = 16,
+                    .why_unmeasured = "skipped"});
+    // A kernel without shared memory: more L1 at 10 % than the one above, less at 0 %.
+    rows.push_back({.carveout_percent = 0, .threads_per_block = 256, .kernel_shared = model::KernelShared::none,
+                    .shared_bytes_per_block = 0, .size_bytes = 217u << 10});
+    rows.push_back({.carveout_percent = 10, .threads_per_block = 256, .kernel_shared = model::KernelShared::none,
+                    .shared_bytes_per_block = 0, .size_bytes = 217u << 10});
     return rows;
 }
 
 TEST(L1AtLaunch, MeasuredLaunchesBoundTheOthers) {
     const auto rows = table();
-    const auto exact = model::l1_bounds(rows, 4, 1024);
+    const auto exact = model::l1_bounds(rows, 4, 1024, 16);
     EXPECT_EQ(exact.lower, 160u << 10);
     EXPECT_EQ(exact.upper, 160u << 10);
-    const auto between = model::l1_bounds(rows, 2, 512);  // harsher: (4, 32), (10, 32); milder: (0, 1024)
+    const auto between = model::l1_bounds(rows, 2, 512, 16);  // harsher: (4, 32), (10, 32); milder: (0, 1024)
     EXPECT_EQ(between.lower, 150u << 10);
     EXPECT_EQ(between.upper, 243u << 10);
-    const auto beyond = model::l1_bounds(rows, 100, 32);  // nothing as demanding was measured
+    const auto beyond = model::l1_bounds(rows, 100, 32, 16);  // nothing as demanding was measured
     EXPECT_FALSE(beyond.lower);
     EXPECT_EQ(beyond.upper, 19u << 10);
 }
 
+TEST(L1AtLaunch, OnlyRowsOfTheSameSharedMemoryAnswer) {
+    const auto rows = table();
+    EXPECT_EQ(model::l1_bounds(rows, 10, 256, 0).lower, 217u << 10);  // not the 19 KiB of the 16-byte kernel
+    EXPECT_EQ(model::l1_bounds(rows, 10, 256, 16).lower, 19u << 10);
+    EXPECT_EQ(model::l1_bounds(rows, 0, 256, 0).upper, 217u << 10);   // not the 243 KiB of the 16-byte kernel
+    const auto unmeasured_kind = model::l1_bounds(rows, 10, 256, 8192);
+    EXPECT_FALSE(unmeasured_kind.lower);
+    EXPECT_FALSE(unmeasured_kind.upper);
+}
+
 TEST(L1AtLaunch, TheDefaultCarveoutIsItsOwnColumn) {
     const auto rows = table();
-    EXPECT_EQ(model::l1_bounds(rows, -1, 512).lower, 212u << 10);
-    EXPECT_EQ(model::l1_bounds(rows, -1, 512).upper, 226u << 10);
-    EXPECT_EQ(model::l1_bounds(rows, -1, 1).lower, 185u << 10);  // a block takes at least a warp
+    EXPECT_EQ(model::l1_bounds(rows, -1, 512, 16).lower, 212u << 10);
+    EXPECT_EQ(model::l1_bounds(rows, -1, 512, 16).upper, 226u << 10);
+    EXPECT_EQ(model::l1_bounds(rows, -1, 1, 16).lower, 185u << 10);  // a block takes at least a warp
 }
 
 }  // namespace
