@@ -13,19 +13,34 @@ double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate)
     return quantile(candidate.cycles, 0.1) - quantile(reference.cycles, 0.1);
 }
 
+namespace {
+
+// The median of every `positions`-th load from `position` on.
+double median_at(const SweepPoint& point, std::uint32_t position, std::uint32_t positions) {
+    std::vector<double> at;
+    for (std::size_t i = position; i < point.cycles.size(); i += positions) at.push_back(point.cycles[i]);
+    return at.empty() ? 0.0 : median(at);
+}
+
+}  // namespace
+
 Rise positionwise_rise(std::uint32_t positions) {
     if (positions == 0) throw std::invalid_argument("positionwise_rise needs one or more positions");
-    const auto median_at = [positions](const SweepPoint& point, std::uint32_t position) {
-        std::vector<double> at;
-        for (std::size_t i = position; i < point.cycles.size(); i += positions) at.push_back(point.cycles[i]);
-        return at.empty() ? 0.0 : median(at);
-    };
-    return [positions, median_at](const SweepPoint& reference, const SweepPoint& candidate) {
+    return [positions](const SweepPoint& reference, const SweepPoint& candidate) {
         if (reference.cycles.size() < positions || candidate.cycles.size() < positions) return 0.0;
         double most = -1e300;
-        for (std::uint32_t p = 0; p < positions; ++p) most = std::max(most, median_at(candidate, p) - median_at(reference, p));
+        for (std::uint32_t p = 0; p < positions; ++p)
+            most = std::max(most, median_at(candidate, p, positions) - median_at(reference, p, positions));
         return most;
     };
+}
+
+double mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions) {
+    if (positions == 0 || reference.cycles.size() < positions || candidate.cycles.size() < positions) return 0.0;
+    double sum = 0;
+    for (std::uint32_t p = 0; p < positions; ++p)
+        sum += median_at(candidate, p, positions) - median_at(reference, p, positions);
+    return sum / positions;
 }
 
 CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& measure,

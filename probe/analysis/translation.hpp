@@ -9,8 +9,8 @@
 // H200), while a ring whose neighbours share an entry misses on only some loads
 // and leaves it where it was. Short rings still move it by a few cycles with
 // their slice mix (up to 9 on the H100): a rise must clear a threshold. The
-// probe's stage avoids that: it times the same victim ring after disturbing
-// rings of growing length, and compares each of its loads with itself.
+// probe's stage avoids that: it compares the first elements of rings of
+// growing length with those elements alone, each element with itself.
 #include "sweep.hpp"
 
 #include <cstdint>
@@ -22,11 +22,14 @@ namespace gpu_topology::analysis {
 using Rise = std::function<double(const SweepPoint& reference, const SweepPoint& candidate)>;
 // The 10th percentile's rise: the fast loads (rings of different lengths).
 double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate);
-// For the same ring chased again and again (a victim timed after each
-// disturbance: its loads in ring order, `positions` a launch): the largest rise
+// For the same elements timed again and again (their loads in ring order,
+// `positions` a pass): the largest rise
 // of one position's median. One element's miss shows, whichever L2 slice it
 // lies in, where a percentile of all loads waits for a slow slice's.
 Rise positionwise_rise(std::uint32_t positions);
+// The mean over the positions of each one's median rise: a miss penalty when
+// every position misses.
+double mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions);
 
 struct CountSearch {
     bool found = false;

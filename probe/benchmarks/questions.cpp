@@ -13,8 +13,9 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     options.max_bytes = q.max_bytes;
     SweepSpec spec = q.spec;
     spec.whole_pass = true;  // every line's fate decides whether a footprint fits
-    auto estimate = analysis::find_capacity([&](std::uint64_t footprint) { return runner.measure(spec, footprint); },
-                                            options);
+    const auto measure = [&](std::uint64_t footprint) { return runner.measure(spec, footprint); };
+    auto estimate = q.hint ? analysis::find_capacity_near(measure, options, *q.hint)
+                           : analysis::find_capacity(measure, options);
     estimate.trace.name = q.spec.name;
     estimate.trace.meta["path"] = std::string(kernels::to_string(q.spec.path));
     estimate.trace.meta["stride_bytes"] = std::to_string(q.spec.stride_bytes);
@@ -22,6 +23,10 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     estimate.trace.meta["carveout_percent"] = std::to_string(q.spec.carveout_percent);
     estimate.trace.meta["overhead_cycles"] = std::to_string(runner.overhead().cycles);
     if (q.spec.threads_per_block) estimate.trace.meta["threads_per_block"] = std::to_string(q.spec.threads_per_block);
+    if (q.spec.kernel != kernels::ChaseKernel::probe) {
+        estimate.trace.meta["kernel"] = std::string(kernels::to_string(q.spec.kernel));
+        estimate.trace.meta["dynamic_shared_bytes"] = std::to_string(q.spec.dynamic_shared_bytes);
+    }
     if (q.spec.offset) estimate.trace.meta["offset_bytes"] = std::to_string(q.spec.offset);
     estimate.trace.meta["capacity_bytes"] = std::to_string(estimate.capacity_bytes);
     runner.record(estimate.trace);
@@ -57,8 +62,21 @@ BandwidthAnswer measure_read_bandwidth(kernels::Engine& engine, const kernels::R
                                        std::uint32_t sm_count, unsigned repeats) {
     engine.time_read(request);
     const double bytes = double(kernels::bytes_read(request, sm_count));
+    const bool rereads = request.pattern == kernels::ReadPattern::block_private ||
+                         request.pattern == kernels::ReadPattern::shared;
+    auto twice = request;
+    twice.passes *= 2;
     std::vector<double> rates;
-    for (unsigned i = 0; i < repeats; ++i) rates.push_back(bytes / engine.time_read(request));
+    for (unsigned i = 0; i < repeats; ++i) {
+        const double once = engine.time_read(request);
+        if (!rereads) {
+            rates.push_back(bytes / once);
+            continue;
+        }
+        const double extra = engine.time_read(twice) - once;
+        if (extra > 0) rates.push_back(bytes / extra);
+    }
+    if (rates.empty()) throw std::runtime_error("twice the passes never took longer than once: no bandwidth");
     const double median = analysis::median(rates);
     return {std::move(rates), median, request};
 }

@@ -18,6 +18,8 @@ struct CapacityQuestion {
     std::uint64_t reference_bytes;    // surely resident
     std::uint64_t step_bytes;         // resolution
     std::uint64_t max_bytes;
+    // The capacity of a similar launch, tried first (analysis::find_capacity_near).
+    std::optional<std::uint64_t> hint = {};
 };
 analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQuestion& question);
 
@@ -52,6 +54,12 @@ LatencyAnswer measure_latency(SweepRunner& runner, SweepSpec spec, std::uint64_t
 
 // Read bandwidth of every SM together: `request` timed `repeats` times after
 // one untimed run (which brings a region that fits L2 into it, and the clocks up).
+// Re-reads of what each block holds close by (block_private, shared) are
+// timed at `passes` and at twice as many, and the rate is the extra passes'
+// bytes over the extra time: the first pass, which fills L1 from L2, and the
+// ramp of blocks cancel. Plain kernels measured that way reached about 126 of
+// the 128 bytes an SM's L1 or shared memory can deliver per cycle
+// (bench/user_kernels.cu, docs/measurements/2026-11-23-user-kernels.md).
 struct BandwidthAnswer {
     std::vector<double> bytes_per_s;  // one per repeat
     double median = 0;

@@ -1,16 +1,21 @@
-// Stage: the first TLB level of cudaMalloc memory, by disturbing and timing
-// again (ld.global.cg; every line stays in L2, so a load that slows is a
-// translation miss). Warp 0 warms a victim ring of 4 elements 64 MiB apart,
-// warp 1 of the same block (the level is private to an SM:
-// bench/explore_tlb_sharing.cu) chases a disturbing ring of D elements, and
-// warp 0 times one pass of its ring. The victim is the same ring at every D,
-// so which L2 slices its elements fall in, which moves the latency of rings of
-// different lengths by as much as a miss costs (the H100), cancels. Its loads
-// slow once the two rings need more entries than the level holds: the entries
-// are 4 + the largest D that leaves them fast. At a disturbing stride below
-// what one entry maps, neighbours share entries and it takes more elements:
-// what an entry maps lies between the widest stride that needs more and the
-// narrowest that needs the same. docs/measurements/2026-11-22-beyond.md.
+// Stage: the first TLB level of cudaMalloc memory, by Mei & Chu's stride and
+// count. One thread chases a ring of N elements S bytes apart (ld.global.cg:
+// every line stays in L2, so a load that slows is a translation miss), two
+// passes to warm it, then 32 passes timed load by load; the median latency of
+// each of its first 4 elements is compared with a ring of those 4 alone. With S
+// at least what one entry maps, every element needs an entry of its own: the
+// loads slow once N exceeds the entries. With S smaller, neighbours share an
+// entry and it takes proportionally more elements. So the widest stride counts
+// the entries, the narrowest stride that still counts as many is what an entry
+// maps, and the next narrower one must count twice as many (a cross-check).
+//
+// Each element is compared with itself, so which L2 slice it lies in (which
+// moves a ring's latency by as much as a miss costs on the H100) cancels. The
+// count is measured twice, the second ring shifted by half a stride onto other
+// pages. An earlier method (a victim ring timed after a disturbing ring on
+// another warp) flipped between 11 and 15 entries on an H100; this one counted
+// 15 at every stride from 16 to 64 MiB in every repeat on both cards
+// (bench/user_kernels.cu, docs/measurements/2026-11-23-user-kernels.md).
 #include "../analysis/translation.hpp"
 #include "../profile/json.hpp"
 #include "probe_context.hpp"
@@ -25,119 +30,148 @@ using model::id;
 
 namespace {
 
-constexpr std::uint32_t kVictimElements = 4;
-constexpr std::uint64_t kVictimStride = 64 * MiB;
-// A first-level miss adds about 10 cycles (both Hopper cards); the medians of
-// the undisturbed victim's loads moved by at most 1.
-constexpr double kSlowerCycles = 5;
-constexpr std::uint32_t kLaunches = 32;  // victim loads pooled per D: 128
-constexpr std::uint32_t kMaxDisturbing = 64;
+constexpr std::uint32_t kPositions = 4;  // the elements each ring is compared at
+constexpr std::uint32_t kTimedPasses = 32;
+// A first-level miss added 9-16 cycles to an element's median (both Hopper
+// cards); elements that hit moved by at most 4.
+constexpr double kSlowerCycles = 6;
+constexpr std::uint32_t kMaxElements = 160;
+constexpr std::uint64_t kStrides[] = {64 * MiB, 32 * MiB, 16 * MiB, 8 * MiB, 4 * MiB};
 
-// The victim's timed first pass after a disturbing ring of `elements` at `stride`, pooled over launches.
-analysis::SweepPoint after_disturbance(ProbeContext& ctx, const kernels::Ring& victim, std::uint64_t stride,
-                                       std::uint32_t elements) {
-    auto& engine = ctx.engine;
-    const auto ring = engine.link_sequential(kernels::LoadPath::l2, std::size_t(kVictimElements) * kVictimStride,
-                                             elements, static_cast<std::uint32_t>(stride));
-    const kernels::ChaseRequest request{.path = kernels::LoadPath::l2, .ring = victim, .warm_passes = 2,
-                                        .timed_steps = kVictimElements, .max_samples = kVictimElements};
-    const kernels::Disturbance disturbance{.path = kernels::LoadPath::l2, .ring = ring, .passes = 1, .warp = 1};
-    analysis::SweepPoint pooled{.footprint_bytes = std::uint64_t(elements) * stride};
-    for (std::uint32_t i = 0; i < kLaunches; ++i) {
-        const auto point = ctx.runner.point_from(engine.chase_after(request, disturbance), pooled.footprint_bytes);
-        pooled.cycles.insert(pooled.cycles.end(), point.cycles.begin(), point.cycles.end());
-    }
-    return pooled;
+// The first kPositions elements of every timed pass of a ring of `elements`, `stride` apart from `offset`.
+analysis::SweepPoint first_elements(ProbeContext& ctx, std::size_t offset, std::uint64_t stride, std::uint32_t elements) {
+    const auto ring = ctx.engine.link_sequential(kernels::LoadPath::l2, offset, elements, static_cast<std::uint32_t>(stride));
+    const std::uint32_t steps = kTimedPasses * elements;
+    const auto all = ctx.runner.point_from(
+        ctx.engine.chase({.path = kernels::LoadPath::l2, .ring = ring, .warm_passes = 2, .timed_steps = steps,
+                          .max_samples = steps}),
+        std::uint64_t(elements) * stride);
+    analysis::SweepPoint point{.footprint_bytes = all.footprint_bytes};
+    for (std::uint32_t pass = 0; pass < kTimedPasses; ++pass)
+        for (std::uint32_t p = 0; p < kPositions && p < elements; ++p)
+            point.cycles.push_back(all.cycles.at(std::size_t(pass) * elements + p));
+    return point;
 }
 
-analysis::CountSearch search(ProbeContext& ctx, const kernels::Ring& victim, std::uint64_t stride) {
-    const std::uint64_t room = ctx.layout.tlb_span_bytes - std::uint64_t(kVictimElements) * kVictimStride;
-    const auto most = static_cast<std::uint32_t>(std::min<std::uint64_t>(room / stride, kMaxDisturbing));
-    auto answer = analysis::longest_fast_ring(
-        [&](std::uint32_t n) { return after_disturbance(ctx, victim, stride, n); }, 1, most, kSlowerCycles,
-        analysis::positionwise_rise(kVictimElements));
-    answer.trace.name = "tlb_disturbed_stride" + std::to_string(stride / MiB) + "m";
-    answer.trace.meta["path"] = "l2";
-    answer.trace.meta["victim_elements"] = std::to_string(kVictimElements);
-    answer.trace.meta["victim_stride_bytes"] = std::to_string(kVictimStride);
-    answer.trace.meta["stride_bytes"] = std::to_string(stride);
-    answer.trace.meta["last_fast_elements"] = std::to_string(answer.last_fast);
-    ctx.runner.record(answer.trace);
-    return answer;
+struct Count {
+    analysis::CountSearch search;
+    double penalty = 0;  // the mean rise of the first elements at the first slow ring
+};
+
+Count count(ProbeContext& ctx, std::uint64_t stride, std::size_t offset, const std::string& name) {
+    const auto most = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>((ctx.layout.tlb_span_bytes - offset) / stride, kMaxElements));
+    Count c;
+    c.search = analysis::longest_fast_ring([&](std::uint32_t n) { return first_elements(ctx, offset, stride, n); },
+                                           kPositions, most, kSlowerCycles, analysis::positionwise_rise(kPositions));
+    auto& trace = c.search.trace;
+    if (c.search.found) {
+        const auto slow = std::find_if(trace.points.begin(), trace.points.end(), [&](const auto& p) {
+            return p.footprint_bytes == std::uint64_t(c.search.first_slow) * stride;
+        });
+        if (slow != trace.points.end())
+            c.penalty = analysis::mean_positionwise_rise(trace.points.front(), *slow, kPositions);
+    }
+    trace.name = name;
+    trace.meta["path"] = "l2";
+    trace.meta["stride_bytes"] = std::to_string(stride);
+    trace.meta["offset_bytes"] = std::to_string(offset);
+    trace.meta["positions"] = std::to_string(kPositions);
+    trace.meta["last_fast_elements"] = std::to_string(c.search.last_fast);
+    ctx.runner.record(trace);
+    return c;
+}
+
+std::string counts_text(const std::map<std::uint64_t, Count, std::greater<>>& at) {
+    std::string text;
+    for (const auto& [stride, c] : at)
+        text += (text.empty() ? "" : ", ") + bytes_text(stride) + ": " +
+                (c.search.found ? std::to_string(c.search.last_fast) + " fast, " +
+                                      std::to_string(c.search.first_slow) + " slow"
+                                : "none slow up to " + std::to_string(c.search.last_fast));
+    return text;
 }
 
 }  // namespace
 
 void run_tlb(ProbeContext& ctx) {
-    constexpr std::uint64_t kStrides[] = {64 * MiB, 32 * MiB, 16 * MiB, 8 * MiB};
-    ctx.progress.step("TLB: 4 elements 64 MiB apart, disturbed at strides 64, 32, 16 and 8 MiB");
+    ctx.progress.step("TLB: stride and count, strides 64 MiB down to 4 MiB");
     const auto unmeasured_all = [&](const std::string& why) {
         for (const char* q : {"TLB_ENTRIES", "TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", "TLB_MISS_PENALTY_CYCLES"})
             ctx.set(model::find(q), model::unmeasured(why));
         ctx.progress.done("not found");
     };
-    if (ctx.layout.tlb_span_bytes < std::uint64_t(kVictimElements) * kVictimStride + 8 * kStrides[0])
-        return unmeasured_all("the device memory leaves no room for a victim of 4 and a disturbing ring of 8 elements "
-                              "64 MiB apart");
-    const auto victim = ctx.engine.link_sequential(kernels::LoadPath::l2, 0, kVictimElements,
-                                                   static_cast<std::uint32_t>(kVictimStride));
-    // Widest first; stop once a stride needs more elements than the widest (neighbours share entries).
-    std::map<std::uint64_t, analysis::CountSearch, std::greater<>> at;
-    for (const auto stride : kStrides) {
-        at[stride] = search(ctx, victim, stride);
-        if (!at[stride].found || at[stride].last_fast > at[kStrides[0]].last_fast + 1) break;
-    }
+    if (ctx.layout.tlb_span_bytes < 16 * kStrides[0] + kStrides[0] / 2)
+        return unmeasured_all("the device memory leaves no room for a ring of 16 elements 64 MiB apart");
+
+    std::map<std::uint64_t, Count, std::greater<>> at;
+    for (const auto stride : kStrides) at[stride] = count(ctx, stride, 0, "tlb_count_stride" + std::to_string(stride / MiB) + "m");
+    const Count again = count(ctx, kStrides[0], kStrides[0] / 2, "tlb_count_stride64m_shifted");
+
     const auto& widest = at[kStrides[0]];
-    if (!widest.found)
-        return unmeasured_all("no load of the victim (median of each) slowed by more than 5 cycles with up to " +
-                              std::to_string(widest.last_fast) + " disturbing elements 64 MiB apart");
-    const auto entries = kVictimElements + widest.last_fast;
-    const std::string note = "; the chase also writes its samples to one more page";
-    // How far the rise cleared the threshold: a rise near it may be noise.
-    const double margin = std::clamp((widest.rise_cycles - kSlowerCycles) / kSlowerCycles, 0.0, 1.0);
+    if (!widest.search.found)
+        return unmeasured_all("no element of a ring 64 MiB apart slowed by more than " +
+                              profile::format_number(kSlowerCycles) + " cycles up to " +
+                              std::to_string(widest.search.last_fast) + " elements");
+    const std::uint32_t entries = widest.search.last_fast;
+    const std::string counts = counts_text(at);
+    // How far the rise cleared the threshold, and whether the shifted ring counted as many.
+    const double margin = std::clamp((widest.penalty - kSlowerCycles) / kSlowerCycles, 0.0, 1.0);
+    const bool repeated = again.search.found && again.search.last_fast == entries;
+    const double confidence = margin * (repeated ? 1.0 : 0.5);
+    const std::string repeat_note = "; the ring shifted by 32 MiB onto other pages counted " +
+                                    (again.search.found ? std::to_string(again.search.last_fast) : std::string("none slow"));
     ctx.set(id("TLB_ENTRIES"),
             model::Estimate{.value = double(entries),
-                            .method = "a victim ring of 4 elements 64 MiB apart (L2 hits), timed after a disturbing "
-                                      "ring of D elements 64 MiB apart on the same SM: 4 + the largest D before one of "
-                                      "its loads (median of 32 launches) slows by more than 5 cycles, doubling + "
-                                      "bisection" + note,
-                            .confidence = margin,
-                            .details = {{"disturbing_elements", double(widest.last_fast)},
-                                        {"rise_cycles", widest.rise_cycles}}});
+                            .method = "a ring of N elements 64 MiB apart chased by one thread (ld.global.cg, L2 hits), "
+                                      "32 timed passes: the largest N before the median of one of its first 4 elements "
+                                      "rises by more than 6 cycles over a ring of those 4 alone, doubling + bisection" +
+                                      repeat_note,
+                            .confidence = confidence,
+                            .details = {{"shifted_ring_entries", again.search.found ? double(again.search.last_fast) : 0.0},
+                                        {"rise_cycles", std::round(widest.search.rise_cycles * 10) / 10}},
+                            .doubt = repeated ? std::string()
+                                              : "the ring shifted onto other pages counted another number of entries" +
+                                                    repeat_note.substr(1)});
     ctx.set(id("TLB_MISS_PENALTY_CYCLES"),
-            model::Estimate{.value = std::round(widest.rise_cycles),
-                            .method = "rise of the slowest-rising victim load (median of 32 launches) one "
-                                      "disturbing element past the entries",
+            model::Estimate{.value = std::round(widest.penalty),
+                            .method = "mean over the first 4 elements of their median's rise, one element past the "
+                                      "entries, 64 MiB apart",
                             .confidence = margin});
-    // What an entry maps: the narrowest stride that still needs as few elements as 64 MiB does,
-    // bracketed by the next narrower one needing more.
-    std::uint64_t same = kStrides[0], more = 0;
-    for (const auto& [stride, answer] : at) {
-        if (answer.found && answer.last_fast <= widest.last_fast + 1) same = stride;
-        else if (more == 0) more = stride;
-    }
-    std::string counts;
-    for (const auto& [stride, answer] : at)
-        counts += (counts.empty() ? "" : ", ") + bytes_text(stride) + ": " +
-                  (answer.found ? "fast up to " + std::to_string(answer.last_fast) : "never slower");
-    if (more == 0 || same != 2 * more) {
-        const auto why = model::unmeasured(
-            more == 0 ? "every stride down to 8 MiB needed as few disturbing elements as 64 MiB (" + counts +
-                            "): an entry maps at most 8 MiB, below what these strides resolve"
-                      : "the strides do not bracket one power of two (" + counts + ")");
+
+    // What an entry maps: the narrowest stride that counts as few as 64 MiB does.
+    std::uint64_t coverage = kStrides[0];
+    for (const auto& [stride, c] : at)
+        if (c.search.found && c.search.last_fast <= entries + 1) coverage = std::min(coverage, stride);
+    const auto finer = at.find(coverage / 2);
+    const auto why_not = [&](const std::string& what) {
+        const auto why = model::unmeasured(what + " (" + counts + ")");
         ctx.set(id("TLB_COVERAGE_BYTES"), why);
         ctx.set(id("TLB_REACH_BYTES"), why);
-        ctx.progress.done(std::to_string(entries) + " entries, +" +
-                          profile::format_number(std::round(widest.rise_cycles)) + " cycles a miss");
-        return;
-    }
-    const std::string method = "disturbing rings " + bytes_text(same) + " apart needed as few elements as 64 MiB "
-                               "apart, " + bytes_text(more) + " apart more (neighbours shared entries): " + counts;
-    ctx.set(id("TLB_COVERAGE_BYTES"), model::Estimate{.value = double(same), .method = method, .confidence = margin});
-    ctx.set(id("TLB_REACH_BYTES"), model::Estimate{.value = double(same) * entries, .source = model::Source::derived,
-                                                   .method = "entries x coverage", .confidence = margin});
-    ctx.progress.done(std::to_string(entries) + " entries x " + bytes_text(same) + ", +" +
-                      profile::format_number(std::round(widest.rise_cycles)) + " cycles a miss");
+        ctx.progress.done(std::to_string(entries) + " entries, +" + profile::format_number(std::round(widest.penalty)) +
+                          " cycles a miss");
+    };
+    if (finer == at.end())
+        return why_not("every stride down to " + bytes_text(coverage) + " counted as few elements as 64 MiB: an entry "
+                       "maps at most that, below what these strides resolve");
+    // Half the stride: two neighbours share each entry, so twice the elements fit.
+    const double expected = 2.0 * entries;
+    const double measured = finer->second.search.found ? double(finer->second.search.last_fast) : double(kMaxElements);
+    ctx.check({.name = "tlb: half the coverage as stride holds twice the entries' elements", .expected = expected,
+               .measured = measured, .tolerance = std::max(2.0, 0.15 * expected),
+               .detail = bytes_text(coverage / 2) + " apart, two elements to an entry",
+               .concerns = {id("TLB_COVERAGE_BYTES"), id("TLB_REACH_BYTES")}});
+    if (!finer->second.search.found)
+        return why_not("a ring " + bytes_text(coverage / 2) + " apart slowed at no length up to " +
+                       std::to_string(finer->second.search.last_fast) + " elements: entries x " + bytes_text(coverage) +
+                       " would state a reach that such a ring exceeds without misses");
+    const std::string method = "the narrowest stride that counted as few elements as 64 MiB (rings " +
+                               bytes_text(coverage / 2) + " apart counted about twice as many): " + counts;
+    ctx.set(id("TLB_COVERAGE_BYTES"), model::Estimate{.value = double(coverage), .method = method, .confidence = confidence});
+    ctx.set(id("TLB_REACH_BYTES"), model::Estimate{.value = double(coverage) * entries, .source = model::Source::derived,
+                                                   .method = "entries x coverage", .confidence = confidence});
+    ctx.progress.done(std::to_string(entries) + " entries x " + bytes_text(coverage) + ", +" +
+                      profile::format_number(std::round(widest.penalty)) + " cycles a miss");
 }
 
 }  // namespace gpu_topology::benchmarks

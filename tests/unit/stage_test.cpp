@@ -1,0 +1,172 @@
+// Stages against a GPU made of rules (simulated_engine.hpp): the L1 table per
+// kind of kernel, the TLB's stride and count, and re-read bandwidths timed at P
+// and 2P passes. The recorded GPU runs (replay_test.cpp) check that the stages
+// reproduce what a GPU said; these check that they find what the rules say,
+// including rules no GPU has shown yet.
+#include "benchmarks/probe_context.hpp"
+#include "model/l1_at_launch.hpp"
+#include "simulated_engine.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+using namespace gpu_topology;
+using benchmarks::KiB;
+using benchmarks::MiB;
+using kernels::ChaseKernel;
+
+benchmarks::DeviceFacts hopper_facts() {
+    benchmarks::DeviceFacts f;
+    f.name = "simulated";
+    f.uuid = "GPU-simulated";
+    f.cc_major = 9;
+    f.sm_count = 132;
+    f.l2_bytes = 50 * MiB;
+    f.global_bytes = std::uint64_t(80) << 30;
+    f.shared_per_sm_bytes = 228 * KiB;
+    f.shared_per_block_optin_bytes = 227 * KiB;
+    return f;
+}
+
+struct Probe {
+    simulated::SimulatedEngine engine;
+    benchmarks::DeviceFacts facts = hopper_facts();
+    benchmarks::ProbeOptions options;
+    benchmarks::Progress progress{false};
+    model::Topology topology;
+    benchmarks::SweepRunner runner{engine, std::nullopt};
+    benchmarks::ProbeContext ctx{engine,   runner,   facts, options, progress, topology,
+                                 benchmarks::BufferLayout(facts.l2_bytes, facts.global_bytes), {}, {}};
+    double value(std::string_view name) const { return topology.value(model::find(name)).value_or(-1); }
+    const model::Result& result(std::string_view name) const { return *topology.get(model::find(name)); }
+};
+
+// Hopper-like rules, not monotone in the declared shared memory: the probe's
+// kernel (16 B) gets little L1 from 10 %, a kernel with 8 KiB much more.
+std::uint64_t rule(ChaseKernel kernel, std::uint32_t dynamic, int carveout, std::uint32_t threads) {
+    if (kernel == ChaseKernel::probe) {
+        if (carveout < 0) return (threads >= 1024 ? 241 : threads >= 256 ? 217 : 185) * KiB;
+        return (carveout == 0 ? 241 : carveout < 3 ? 217 : carveout < 5 ? 185 : carveout < 10 ? 117 : 16) * KiB;
+    }
+    if (dynamic == 0) {
+        if (carveout < 10) return (threads >= 1024 ? 241 : 217) * KiB;
+        return (carveout < 25 ? 217 : carveout < 50 ? 185 : carveout < 75 ? 117 : carveout < 100 ? 50 : 16) * KiB;
+    }
+    if (carveout < 0) return (threads >= 1024 ? 149 : 16) * KiB;
+    const std::uint64_t left = dynamic >= 96 * KiB ? 149 : dynamic >= 32 * KiB ? 185 : 233;
+    return std::min<std::uint64_t>(left, carveout < 10 ? 256 : carveout < 25 ? 217 : carveout < 50 ? 185 : 16) * KiB;
+}
+
+TEST(StageL1Carveouts, EveryKernelKindGetsItsOwnRows) {
+    Probe p;
+    p.engine.l1_bytes = rule;
+    benchmarks::run_l1_size(p.ctx);
+    benchmarks::run_l1_carveouts(p.ctx);
+    const auto& rows = p.topology.carveouts;
+    ASSERT_EQ(rows.size(), 129u);  // the probe's kernel at 11 carveouts, four others at 8; three shapes each
+    for (const auto& row : rows) {
+        ASSERT_TRUE(row.size_bytes) << row.why_unmeasured;
+        const bool probe = row.kernel_shared == model::KernelShared::fixed;
+        const std::uint32_t dynamic = probe ? 0 : row.shared_bytes_per_block;
+        EXPECT_EQ(*row.size_bytes, rule(probe ? ChaseKernel::probe : ChaseKernel::plain, dynamic,
+                                        row.carveout_percent, row.threads_per_block))
+            << model::to_string(row.kernel_shared) << " " << row.shared_bytes_per_block << " B, carveout "
+            << row.carveout_percent << ", " << row.threads_per_block << " threads";
+        EXPECT_EQ(row.shared_bytes_per_block, probe ? 16u : dynamic);
+        EXPECT_EQ(row.kernel_shared == model::KernelShared::none, !probe && dynamic == 0);
+    }
+    // The header's bound answers for a kernel only from its own rows.
+    EXPECT_EQ(model::l1_bounds(rows, 10, 256, 0).lower, 217 * KiB);
+    EXPECT_EQ(model::l1_bounds(rows, 10, 256, 16).lower, 16 * KiB);
+    EXPECT_EQ(model::l1_bounds(rows, 10, 256, 8 * KiB).lower, 217 * KiB);
+    EXPECT_FALSE(model::l1_bounds(rows, 10, 256, 4 * KiB).lower);  // no kernel of 4 KiB was measured
+    EXPECT_EQ(p.value("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES"), 16.0 * KiB);
+}
+
+TEST(StageL1Carveouts, HintsSaveChasesButNotAnswers) {
+    Probe hinted;
+    hinted.engine.l1_bytes = rule;
+    benchmarks::run_l1_size(hinted.ctx);
+    const auto before = hinted.engine.chases;
+    benchmarks::run_l1_carveouts(hinted.ctx);
+    const auto with_hints = hinted.engine.chases - before;
+    // A full doubling and bisection to 1 KiB takes about 15 chases a launch, a hint that holds 3:
+    // 783 for these rules.
+    EXPECT_LT(with_hints, 129u * 8) << "the hints did not make the table cheaper";
+}
+
+TEST(SizeSearch, NearAHintFindsWhatAFullSearchFinds) {
+    const auto measure_with = [](std::uint64_t capacity) {
+        return [capacity](std::uint64_t bytes) {
+            return analysis::SweepPoint{bytes, std::vector<double>(256, bytes <= capacity ? 32.0 : 280.0)};
+        };
+    };
+    analysis::CapacitySearchOptions o{.reference_bytes = 4 * KiB, .step_bytes = KiB, .max_bytes = 1024 * KiB};
+    for (const std::uint64_t capacity : {20 * KiB, 149 * KiB, 217 * KiB, 241 * KiB, 600 * KiB})
+        for (const std::uint64_t hint : {8 * KiB, 149 * KiB, 217 * KiB, 240 * KiB, 241 * KiB, 900 * KiB}) {
+            const auto full = analysis::find_capacity(measure_with(capacity), o);
+            const auto near = analysis::find_capacity_near(measure_with(capacity), o, hint);
+            EXPECT_EQ(near.capacity_bytes, full.capacity_bytes) << capacity << " hinted " << hint;
+            EXPECT_EQ(near.found, full.found);
+            EXPECT_EQ(near.first_miss_bytes, full.first_miss_bytes);
+        }
+    // Nothing missed up to the bound: not found, like the full search.
+    const auto none = analysis::find_capacity_near(measure_with(4096 * KiB), o, 241 * KiB);
+    EXPECT_FALSE(none.found);
+    EXPECT_EQ(none.capacity_bytes, 1024 * KiB);
+}
+
+TEST(StageTlb, StrideAndCountFindsEntriesCoverageAndPenalty) {
+    Probe p;
+    benchmarks::run_tlb(p.ctx);
+    EXPECT_EQ(p.value("TLB_ENTRIES"), 15);
+    EXPECT_EQ(p.value("TLB_COVERAGE_BYTES"), 16.0 * MiB);
+    EXPECT_EQ(p.value("TLB_REACH_BYTES"), 15 * 16.0 * MiB);
+    EXPECT_EQ(p.value("TLB_MISS_PENALTY_CYCLES"), 10);
+    ASSERT_EQ(p.topology.checks.size(), 1u);
+    EXPECT_TRUE(p.topology.checks[0].passed()) << p.topology.checks[0].measured;
+    EXPECT_TRUE(std::get<model::Estimate>(p.result("TLB_ENTRIES")).doubt.empty());
+}
+
+TEST(StageTlb, OtherEntriesAndCoverage) {
+    Probe p;
+    p.engine.tlb_entries = 8;
+    p.engine.tlb_coverage = 32 * MiB;
+    p.engine.tlb_miss_cycles = 14;
+    benchmarks::run_tlb(p.ctx);
+    EXPECT_EQ(p.value("TLB_ENTRIES"), 8);
+    EXPECT_EQ(p.value("TLB_COVERAGE_BYTES"), 32.0 * MiB);
+    EXPECT_EQ(p.value("TLB_REACH_BYTES"), 8 * 32.0 * MiB);
+    EXPECT_EQ(p.value("TLB_MISS_PENALTY_CYCLES"), 14);
+}
+
+TEST(StageTlb, MoreEntriesThanTheSpanHoldsLeavesThemUnmeasured) {
+    Probe p;
+    p.engine.tlb_entries = 64;  // a ring 64 MiB apart fits 24 elements in the 1.5 GiB span
+    benchmarks::run_tlb(p.ctx);
+    const auto* why = std::get_if<model::Unmeasured>(&p.result("TLB_ENTRIES"));
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->reason.find("no element of a ring 64 MiB apart slowed"), std::string::npos) << why->reason;
+}
+
+TEST(StageTlb, NoMissesAtNarrowStridesLeavesTheReachUnmeasured) {
+    Probe p;
+    p.engine.tlb_blind_below = 16 * MiB;  // rings 8 MiB apart never slow (what one H100 report claimed)
+    benchmarks::run_tlb(p.ctx);
+    EXPECT_EQ(p.value("TLB_ENTRIES"), 15);
+    const auto* why = std::get_if<model::Unmeasured>(&p.result("TLB_REACH_BYTES"));
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->reason.find("slowed at no length up to 160 elements"), std::string::npos) << why->reason;
+    EXPECT_TRUE(std::holds_alternative<model::Unmeasured>(p.result("TLB_COVERAGE_BYTES")));
+}
+
+TEST(StageBandwidths, RereadsCountWithoutTheirFirstPass) {
+    Probe p;
+    benchmarks::run_bandwidths(p.ctx);
+    // The first pass of an L1 re-read comes from L2 at a quarter of the rate: timed once it would cost ~3 %.
+    EXPECT_NEAR(p.value("L1_BANDWIDTH_BYTES_PER_S"), 32e12, 32e12 * 1e-6);
+    EXPECT_NEAR(p.value("SHARED_BANDWIDTH_BYTES_PER_S"), 33e12, 33e12 * 1e-6);
+    EXPECT_NEAR(p.value("DRAM_BANDWIDTH_BYTES_PER_S"), 3e12, 3e12 * 1e-6);
+}
+
+}  // namespace
