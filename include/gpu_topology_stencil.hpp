@@ -16,12 +16,17 @@ namespace gpu_topology {
 // on modern GPUs": a block of threads updates a tile of the grid; the data a
 // tile's neighbour in y (or z) will need again stays in L2 only if everything
 // touched between the two uses fits (the layer condition). Blocks run in
-// blockIdx order, x fastest, one wave at a time.
+// blockIdx order, x fastest, one wave at a time. Each level's bytes per update
+// at its measured bandwidth give its time: L1 (the lines a warp's accesses
+// touch), L2 and DRAM, with a cost per row of a tile, and threads left idle by
+// partial tiles at the grid's edges count. Fitted and checked on measured
+// searches over every block shape (kStencil* below).
 
 // The machine facts the model uses; this_gpu() builds this header's. Tests and
 // what-if studies build their own.
 struct stencil_machine {
     std::uint64_t l1_bytes;         // L1 per SM (the kernel runs at carveout 0: l1.size_bytes)
+    std::uint64_t l1_bandwidth;     // bytes/s, every SM: what L1 delivers to the loads
     std::uint32_t l1_line_bytes;    // a block's x extent covers whole lines
     std::uint32_t l1_sector_bytes;  // unit of L2 -> L1 transfers
     // L2 that keeps layers for reuse by every SM: all of it. (l2_near is what one
@@ -51,6 +56,7 @@ GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
     const auto& cache1 = detail::when_used<Dependent>(l1);
     const auto& cache2 = detail::when_used<Dependent>(l2);
     return {cache1.size_bytes,
+            cache1.bandwidth_bytes_per_s,
             cache1.line_bytes,
             cache1.sector_bytes,
             cache2.size_bytes,
@@ -79,20 +85,54 @@ struct stencil_block {
 };
 
 struct stencil_traffic {
+    double l1_bytes_per_update;    // L1 lines the loads and stores touch, as bytes (a warp's access is its lines)
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded when a layer condition fails
-    double seconds_per_update;     // each level's bytes at its measured bandwidth; the slowest level bounds it
+    double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
+    double seconds_per_update;     // the levels' times at their measured bandwidths, combined (below)
     bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
     bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
 };
+
+// The model's parameters, fitted on recorded searches of every block shape on
+// an H100 and an H200 (33 grids: tests/data/stencil_searches.csv,
+// docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on.
+// Each is a behaviour of the memory system, not a fact a probe measures:
+//  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
+//    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
+//    tiles move few bytes per run.
+inline constexpr double kStencilL2BytesPerRun = 192;
+inline constexpr double kStencilDramBytesPerRun = 64;
+//  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
+inline constexpr double kStencilLayerShareOfL2 = 0.9;
+//  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
+//    the roofline's maximum (infinity) and the sum (1).
+inline constexpr int kStencilLevelOverlapNorm = 4;
 
 namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {
     return unit == 0 ? bytes : (bytes + unit - 1) / unit * unit;
 }
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up_count(std::uint64_t n, std::uint64_t unit) {
-    return (n + unit - 1) / unit * unit;
+    return unit == 0 ? n : (n + unit - 1) / unit * unit;
+}
+// Square root by Newton's method, for values near 1 (constexpr; no <cmath>).
+GPU_TOPOLOGY_HD constexpr double sqrt_near_one(double v) {
+    double x = v > 1 ? v : 1;
+    for (int i = 0; i < 64; ++i) {
+        const double next = 0.5 * (x + v / x);
+        if (next >= x) break;
+        x = next;
+    }
+    return x;
+}
+// (a^4 + b^4 + c^4)^(1/4), scaled by the largest so the root is of a number in [1, 3].
+GPU_TOPOLOGY_HD constexpr double four_norm(double a, double b, double c) {
+    const double m = a > b ? (a > c ? a : c) : (b > c ? b : c);
+    if (!(m > 0)) return 0;
+    const double x = a / m, y = b / m, z = c / m;
+    return m * sqrt_near_one(sqrt_near_one(x * x * x * x + y * y * y * y + z * z * z * z));
 }
 }  // namespace detail
 
@@ -101,6 +141,7 @@ template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_block& b, const grid_extent& g,
                                                                std::uint32_t radius,
                                                                const stencil_machine& m = this_gpu()) {
+    static_assert(kStencilLevelOverlapNorm == 4, "four_norm() combines the levels");
     const std::uint64_t s = sizeof(T), r = radius;
     const std::uint64_t tx = b.tile_x(), ty = b.tile_y(), tz = b.tile_z(), cells = tx * ty * tz;
     const std::uint64_t sector = m.l1_sector_bytes;
@@ -116,27 +157,38 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     // flight: two waves, as the next wave starts while the last blocks of one finish.
     const std::uint64_t in_flight = 2 * wave * 2 * cells * s;
     const std::uint64_t row_x = detail::round_up_count(g.x, tx), row_y = detail::round_up_count(g.y, ty);
+    const std::uint64_t row_z = detail::round_up_count(g.z, tz);
     const std::uint64_t between_y = row_x * tz * (2 * ty + 2 * r) * s + in_flight;
     const std::uint64_t between_z = row_x * row_y * (2 * tz + 2 * r) * s + in_flight;
+    const double layer_room = kStencilLayerShareOfL2 * double(m.l2_bytes);
     stencil_traffic t{};
-    t.layer_condition_y = between_y <= m.l2_bytes;
-    t.layer_condition_z = between_z <= m.l2_bytes;
+    t.layer_condition_y = double(between_y) <= layer_room;
+    t.layer_condition_z = double(between_z) <= layer_room;
     t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
     std::uint64_t dram_bytes = 2 * cells * s;
     if (!t.layer_condition_y) dram_bytes += 2 * r * tx * tz * s;
     if (!t.layer_condition_z) dram_bytes += 2 * r * tx * ty * s;
     t.l2_bytes_per_update = double(loaded + stored) / double(cells);
     t.dram_bytes_per_update = double(dram_bytes) / double(cells);
-    // Transfers between levels overlap (the roofline of Williams et al.): the
-    // slowest level bounds the update rate. Adding their times instead (the
-    // ECM model of Hager and Treibig) ranked narrow, deep tiles first on both
-    // Hopper cards, which hardware counters showed to move less L2 traffic but
-    // not to run faster (docs/measurements/2026-11-22-stencil-counters.md).
-    // Without measured bandwidths both levels count alike.
-    const bool rates = m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
-    const double l2_seconds = t.l2_bytes_per_update / (rates ? double(m.l2_bandwidth) : 1.0);
-    const double dram_seconds = t.dram_bytes_per_update / (rates ? double(m.dram_bandwidth) : 1.0);
-    t.seconds_per_update = l2_seconds > dram_seconds ? l2_seconds : dram_seconds;
+    // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
+    // axis loads f + 2r along it, shared) and stores one; a warp's access touches
+    // as many lines as its row segments span, at an offset the halo leaves unaligned.
+    const std::uint64_t fold = b.fold_y > b.fold_z ? b.fold_y : b.fold_z;
+    const double loads = fold <= 1 ? double(6 * r + 1) : double(4 * r * fold + fold + 2 * r) / double(fold);
+    const std::uint64_t lanes = tx < m.warp_size ? tx : m.warp_size;
+    const double lines = double(m.warp_size / (lanes == 0 ? 1 : lanes)) *
+                         (double(lanes * s) + double(m.l1_line_bytes) - double(s)) / double(m.l1_line_bytes);
+    t.l1_bytes_per_update = (loads + 1) * lines * double(m.l1_line_bytes) / double(m.warp_size);
+    t.tail_factor = double(row_x) * double(row_y) * double(row_z) / (double(g.x) * double(g.y) * double(g.z));
+    // The levels' times. Without measured bandwidths every level counts alike.
+    const bool rates = m.l1_bandwidth != 0 && m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
+    const double run = double(core_row);
+    const double l1_seconds = t.l1_bytes_per_update / (rates ? double(m.l1_bandwidth) : 1.0);
+    const double l2_seconds = t.l2_bytes_per_update * (1 + kStencilL2BytesPerRun / run) /
+                              (rates ? double(m.l2_bandwidth) : 1.0);
+    const double dram_seconds = t.dram_bytes_per_update * (1 + kStencilDramBytesPerRun / run) /
+                                (rates ? double(m.dram_bandwidth) : 1.0);
+    t.seconds_per_update = t.tail_factor * detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
     return t;
 }
 
@@ -145,9 +197,7 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 // star_stencil_traffic, among blocks whose x extent gives each warp one
 // contiguous row of whole L1 lines (fewest lines per load instruction), whose
 // tile fits the grid and whose tiles fit L1 (each rule is dropped when no block
-// meets it). Blocks that the same level bounds equally tie; ties keep the first
-// found: x largest (the longest contiguous rows: fewest halo sectors per row
-// and the longest runs in DRAM), then y.
+// meets it). Ties keep the first found: x largest, then y.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block = 1024,
