@@ -217,9 +217,9 @@ GPU_TOPOLOGY_FACT sm_facts sm{
     {65536u, source::api, false, true}};
 
 struct l1_facts {
-    known<std::uint64_t> size_bytes;  // L1 data, max-L1 carveout, bytes
-    known<std::uint64_t> size_bytes_default_carveout;  // L1 data, carveout left to the driver, bytes
-    known<std::uint64_t> size_bytes_max_shared_carveout;  // L1 data, max-shared carveout, bytes
+    known<std::uint64_t> size_bytes;  // L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at), bytes
+    known<std::uint64_t> size_bytes_default_carveout;  // L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks), bytes
+    known<std::uint64_t> size_bytes_max_shared_carveout;  // L1 data, max-shared carveout (the probe's kernel, 32-thread blocks), bytes
     known<std::uint32_t> line_bytes;  // L1 line, bytes
     known<std::uint32_t> sector_bytes;  // L1 fetch granularity, bytes
     known<std::uint32_t> latency_cycles;  // L1 hit latency, cycles
@@ -381,7 +381,7 @@ GPU_TOPOLOGY_FACT cluster_facts cluster{
     {4028289756233ull, source::measured, false, true}};
 
 struct tlb_facts {
-    known<std::uint32_t> entries;  // first TLB level entries, entries
+    known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
     known<std::uint64_t> coverage_bytes;  // memory one entry of the first TLB level maps, bytes
     known<std::uint64_t> reach_bytes;  // first TLB level reach (entries x coverage), bytes
     known<std::uint32_t> miss_penalty_cycles;  // latency added by a first-level TLB miss, cycles
@@ -412,58 +412,66 @@ GPU_TOPOLOGY_FACT sharing_facts sharing{
 
 
 // ---- L1 per launch: carveout and resident blocks -----------------------------
-// Effective L1 measured for one launch shape at one requested carveout
-// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver).
+// Effective L1 measured for one launch at one requested carveout
+// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver), by a kernel
+// declaring `shared_bytes_per_block` of shared memory (static and dynamic together).
 struct l1_at_launch {
     int carveout_percent;
     std::uint32_t threads_per_block;
-    std::uint32_t resident_blocks;  // blocks of that shape an SM can hold there (occupancy API)
+    std::uint32_t shared_bytes_per_block;
+    std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)
     std::uint64_t size_bytes;
 };
 inline constexpr std::size_t l1_launch_count = 33;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 7u, 247808ull},
-    {0, 256u, 7u, 247808ull},
-    {0, 1024u, 2u, 247808ull},
-    {-1, 32u, 32u, 189440ull},
-    {-1, 256u, 8u, 222208ull},
-    {-1, 1024u, 2u, 247808ull},
-    {1, 32u, 7u, 222208ull},
-    {1, 256u, 7u, 222208ull},
-    {1, 1024u, 2u, 222208ull},
-    {3, 32u, 7u, 189440ull},
-    {3, 256u, 7u, 189440ull},
-    {3, 1024u, 2u, 189440ull},
-    {4, 32u, 14u, 152576ull},
-    {4, 256u, 8u, 152576ull},
-    {4, 1024u, 2u, 152576ull},
-    {5, 32u, 14u, 119808ull},
-    {5, 256u, 8u, 119808ull},
-    {5, 1024u, 2u, 119808ull},
-    {7, 32u, 14u, 87040ull},
-    {7, 256u, 8u, 87040ull},
-    {7, 1024u, 2u, 87040ull},
-    {10, 32u, 28u, 20480ull},
-    {10, 256u, 8u, 20480ull},
-    {10, 1024u, 2u, 20480ull},
-    {25, 32u, 32u, 20480ull},
-    {25, 256u, 8u, 20480ull},
-    {25, 1024u, 2u, 20480ull},
-    {50, 32u, 32u, 20480ull},
-    {50, 256u, 8u, 20480ull},
-    {50, 1024u, 2u, 20480ull},
-    {100, 32u, 32u, 20480ull},
-    {100, 256u, 8u, 20480ull},
-    {100, 1024u, 2u, 20480ull}};
-// The L1 (bytes) a kernel can count on at `carveout_percent` (-1: left to the driver)
-// with blocks of `threads_per_block` threads: the largest size measured for a launch
-// at least as demanding (a carveout at least as large, blocks no larger, so no more L1).
-// 0 when no measured launch is that demanding. docs/l1-effective-capacity.md explains.
-GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block) {
+    {0, 32u, 16u, 7u, 247808ull},  // static
+    {0, 256u, 16u, 7u, 247808ull},  // static
+    {0, 1024u, 16u, 2u, 247808ull},  // static
+    {-1, 32u, 16u, 32u, 189440ull},  // static
+    {-1, 256u, 16u, 8u, 222208ull},  // static
+    {-1, 1024u, 16u, 2u, 247808ull},  // static
+    {1, 32u, 16u, 7u, 222208ull},  // static
+    {1, 256u, 16u, 7u, 222208ull},  // static
+    {1, 1024u, 16u, 2u, 222208ull},  // static
+    {3, 32u, 16u, 7u, 189440ull},  // static
+    {3, 256u, 16u, 7u, 189440ull},  // static
+    {3, 1024u, 16u, 2u, 189440ull},  // static
+    {4, 32u, 16u, 14u, 152576ull},  // static
+    {4, 256u, 16u, 8u, 152576ull},  // static
+    {4, 1024u, 16u, 2u, 152576ull},  // static
+    {5, 32u, 16u, 14u, 119808ull},  // static
+    {5, 256u, 16u, 8u, 119808ull},  // static
+    {5, 1024u, 16u, 2u, 119808ull},  // static
+    {7, 32u, 16u, 14u, 87040ull},  // static
+    {7, 256u, 16u, 8u, 87040ull},  // static
+    {7, 1024u, 16u, 2u, 87040ull},  // static
+    {10, 32u, 16u, 28u, 20480ull},  // static
+    {10, 256u, 16u, 8u, 20480ull},  // static
+    {10, 1024u, 16u, 2u, 20480ull},  // static
+    {25, 32u, 16u, 32u, 20480ull},  // static
+    {25, 256u, 16u, 8u, 20480ull},  // static
+    {25, 1024u, 16u, 2u, 20480ull},  // static
+    {50, 32u, 16u, 32u, 20480ull},  // static
+    {50, 256u, 16u, 8u, 20480ull},  // static
+    {50, 1024u, 16u, 2u, 20480ull},  // static
+    {100, 32u, 16u, 32u, 20480ull},  // static
+    {100, 256u, 16u, 8u, 20480ull},  // static
+    {100, 1024u, 16u, 2u, 20480ull},  // static
+};
+// The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory
+// (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to
+// the driver) with blocks of `threads_per_block` threads: the largest size measured for a
+// launch of a kernel declaring the same shared memory that is at least as demanding (a
+// carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was
+// measured: the driver's split does not follow the declared bytes monotonically, so no
+// other kernel's rows answer. docs/l1-effective-capacity.md explains.
+GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,
+                                                   std::uint32_t shared_bytes_per_block) {
     const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < l1_launch_count; ++i) {
         const l1_at_launch& row = l1_launches[i];
+        if (row.shared_bytes_per_block != shared_bytes_per_block) continue;
         if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;
         if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)
             bytes = row.size_bytes;
