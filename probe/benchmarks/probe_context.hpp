@@ -8,12 +8,17 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string_view>
 #include <string>
 #include <vector>
 
 namespace gpu_topology::benchmarks {
 
-// Answers a stage hands to later stages and to the cross-checks.
+// Answers a stage hands to later stages and to the cross-checks. A stage reads
+// another's answer with required(): its needs (a quantity the other stage sets
+// together with the answer) keep it from running without one, and a missing
+// answer is a probe bug that names itself instead of reading an empty value.
 struct Scratch {
     double timer_uncertainty = 0;
     std::optional<analysis::Hierarchy> curve;
@@ -24,6 +29,19 @@ struct Scratch {
     std::optional<analysis::Granularity> l2_fetch;    // first touch after evicting L2
     std::optional<analysis::CapacityEstimate> l2_near;
     std::optional<LineAnswer> l2_line;
+
+    template <typename T>
+    static const T& required(const std::optional<T>& answer, std::string_view what) {
+        if (!answer) throw std::logic_error("a probe stage ran without " + std::string(what) + " (a probe bug)");
+        return *answer;
+    }
+    const analysis::CapacityEstimate& l1_at_carveout(int carveout) const {
+        const auto at = l1_at.find(carveout);
+        if (at == l1_at.end())
+            throw std::logic_error("a probe stage ran without the L1 size at carveout " + std::to_string(carveout) +
+                                   " (a probe bug)");
+        return at->second;
+    }
 };
 
 struct ProbeContext {

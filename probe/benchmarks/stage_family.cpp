@@ -72,7 +72,7 @@ void run_sharing(ProbeContext& ctx) {
 }
 
 void run_random_order(ProbeContext& ctx) {
-    const auto& l1 = ctx.scratch.l1_at[0];
+    const auto& l1 = ctx.scratch.l1_at_carveout(0);
     ctx.progress.step("L1 size, carveout 0%, random order");
     const auto l1_random = measure_capacity(
         ctx.runner, unified_l1_size_question(LoadPath::l1, 0, Order::random, "l1_size_carveout0_random",
@@ -83,7 +83,7 @@ void run_random_order(ProbeContext& ctx) {
                .tolerance = std::max(0.02 * double(l1.capacity_bytes), 2.0 * KiB),
                .detail = "same carveout, ring visited in random order", .concerns = {kUnifiedL1Paths[0].quantities.size}});
 
-    const auto& near = *ctx.scratch.l2_near;
+    const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 near capacity, random order");
     const auto l2_random = measure_capacity(ctx.runner, l2_question(ctx, Order::random, "l2_near_size_random"));
     ctx.progress.done(bytes_text(l2_random.capacity_bytes));

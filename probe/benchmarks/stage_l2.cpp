@@ -67,7 +67,7 @@ void run_l2_size(ProbeContext& ctx) {
 }
 
 void run_l2_line(ProbeContext& ctx) {
-    const auto& near = *ctx.scratch.l2_near;
+    const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 line (capacity span per stride)");
     ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), {64, 128, 256},
                                        analysis::StrideSpan{128, near.capacity_bytes});

@@ -17,22 +17,22 @@ using model::QuantityId;
 
 // clang-format off
 constexpr std::array<Stage, 16> kStages{{
-    {"warm-up", Level::quick, {}, run_warm_up},
-    {"latencies", Level::quick, {}, run_latencies},
-    {"hierarchy curve", Level::quick, {}, run_hierarchy_curve},
-    {"l1 size", Level::quick, {}, run_l1_size},
-    {"l1 path", Level::quick, {}, run_l1_path},
-    {"l2 size", Level::quick, {}, run_l2_size},
-    {"l2 line", Level::quick, {"L2_NEAR_SIZE_BYTES"}, run_l2_line},
-    {"bandwidths", Level::quick, {}, run_bandwidths},
-    {"l1 carveouts", Level::full, {"L1_SIZE_BYTES"}, run_l1_carveouts},
-    {"texture readonly", Level::full, {}, run_texture_readonly},
-    {"constant caches", Level::full, {}, run_constant_caches},
-    {"sharing", Level::full, {"L1_SIZE_BYTES", "CONSTANT_L1_SIZE_BYTES"}, run_sharing},
-    {"random order", Level::full, {"L1_SIZE_BYTES", "L2_NEAR_SIZE_BYTES"}, run_random_order},
-    {"shared banks", Level::full, {}, run_shared_banks},
-    {"dsmem", Level::full, {}, run_dsmem},
-    {"tlb", Level::full, {}, run_tlb},
+    {"warm-up", Level::quick, {kNoNeed, kNoNeed}, run_warm_up},
+    {"latencies", Level::quick, {kNoNeed, kNoNeed}, run_latencies},
+    {"hierarchy curve", Level::quick, {kNoNeed, kNoNeed}, run_hierarchy_curve},
+    {"l1 size", Level::quick, {kNoNeed, kNoNeed}, run_l1_size},
+    {"l1 path", Level::quick, {kNoNeed, kNoNeed}, run_l1_path},
+    {"l2 size", Level::quick, {kNoNeed, kNoNeed}, run_l2_size},
+    {"l2 line", Level::quick, {id("L2_NEAR_SIZE_BYTES"), kNoNeed}, run_l2_line},
+    {"bandwidths", Level::quick, {kNoNeed, kNoNeed}, run_bandwidths},
+    {"l1 carveouts", Level::full, {id("L1_SIZE_BYTES"), kNoNeed}, run_l1_carveouts},
+    {"texture readonly", Level::full, {kNoNeed, kNoNeed}, run_texture_readonly},
+    {"constant caches", Level::full, {kNoNeed, kNoNeed}, run_constant_caches},
+    {"sharing", Level::full, {id("L1_SIZE_BYTES"), id("CONSTANT_L1_SIZE_BYTES")}, run_sharing},
+    {"random order", Level::full, {id("L1_SIZE_BYTES"), id("L2_NEAR_SIZE_BYTES")}, run_random_order},
+    {"shared banks", Level::full, {kNoNeed, kNoNeed}, run_shared_banks},
+    {"dsmem", Level::full, {kNoNeed, kNoNeed}, run_dsmem},
+    {"tlb", Level::full, {kNoNeed, kNoNeed}, run_tlb},
 }};
 // clang-format on
 
@@ -60,13 +60,13 @@ std::string why_not(const Stage& stage, const ProbeContext& ctx, double elapsed)
     if (ctx.options.budget_seconds && elapsed >= *ctx.options.budget_seconds)
         return "time budget of " + profile::format_number(*ctx.options.budget_seconds) + " s spent (" +
                profile::format_number(std::round(elapsed * 100) / 100) + " s elapsed)";
-    for (auto need : stage.needs) {
-        if (need.empty()) continue;
-        const QuantityId q = model::find(need);
+    for (const QuantityId q : stage.needs) {
+        if (q == kNoNeed) continue;
         if (!ctx.topology.value(q)) {
             const auto* r = ctx.topology.get(q);
             const auto* u = r ? std::get_if<model::Unmeasured>(r) : nullptr;
-            return "needs " + std::string(need) + ", which is unmeasured" + (u ? " (" + u->reason + ")" : "");
+            return "needs " + std::string(kQuantities[q].name) + ", which is unmeasured" +
+                   (u ? " (" + u->reason + ")" : "");
         }
     }
     return {};
@@ -112,6 +112,9 @@ void run_stage(const Stage& stage, ProbeContext& ctx, Watch& monitor) {
         forget(stage, ctx);
         seen.clear();
     }
+    // What the list says this stage yields and it did not set is a bug of the stage, not a missing input.
+    ctx.topology.mark_absent("stage '" + std::string(stage.name) + "' ran and set nothing for it (a probe bug)",
+                             [&](QuantityId q) { return yields(stage, q); });
     if (!seen.empty()) {
         ctx.topology.conditions.quiet = false;
         const std::string why = "the GPU was busy with other work during stage '" + std::string(stage.name) +

@@ -61,11 +61,14 @@ struct BufferLayout {
 };
 
 struct ProbeContext;
+// A stage's needs: quantities that must be known before it runs, written with
+// model::id() so a misspelt name does not compile.
+inline constexpr model::QuantityId kNoNeed = model::kQuantities.size();
 struct Stage {
     std::string_view name;
     Level level;
-    std::array<std::string_view, 2> needs;  // quantities that must be known before it runs
-    void (*run)(ProbeContext&);
+    std::array<model::QuantityId, 2> needs = {kNoNeed, kNoNeed};
+    void (*run)(ProbeContext&) = nullptr;
 };
 
 // The stages, in the order they run: the quick level first, so a time budget
