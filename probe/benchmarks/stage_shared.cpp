@@ -31,7 +31,11 @@ kernels::SharedAccessTiming timed(kernels::Engine& engine, const kernels::Shared
     return {analysis::median(latency), analysis::median(issue)};
 }
 
-double rounded(double value, double unit) { return std::round(value / unit) * unit; }
+// To `decimals` places, as the nearest double to the decimal (the writer then prints the decimal).
+double rounded(double value, int decimals = 2) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(value * scale) / scale;
+}
 
 }  // namespace
 
@@ -45,8 +49,8 @@ void run_shared_banks(ProbeContext& ctx) {
     std::vector<analysis::WidthProbe> probes;
     std::vector<std::pair<std::string, double>> details;
     for (const auto& t : timings) {
-        details.emplace_back("stride_" + std::to_string(t.stride_bytes) + "_issue_cycles", rounded(t.issue_cycles, 0.01));
-        details.emplace_back("stride_" + std::to_string(t.stride_bytes) + "_latency_cycles", rounded(t.latency_cycles, 0.01));
+        details.emplace_back("stride_" + std::to_string(t.stride_bytes) + "_issue_cycles", rounded(t.issue_cycles));
+        details.emplace_back("stride_" + std::to_string(t.stride_bytes) + "_latency_cycles", rounded(t.latency_cycles));
     }
     if (const auto row = analysis::bank_row_bytes(timings)) {
         for (std::uint32_t candidate = 8; candidate <= 16; candidate *= 2) {
@@ -56,7 +60,7 @@ void run_shared_banks(ProbeContext& ctx) {
             std::copy(offsets.begin(), offsets.end(), access.lane_bytes.begin());
             probes.push_back({candidate, timed(ctx.engine, access).issue_cycles});
             details.emplace_back("width_probe_" + std::to_string(candidate) + "_issue_cycles",
-                                 rounded(probes.back().issue_cycles, 0.01));
+                                 rounded(probes.back().issue_cycles));
         }
     }
     const auto geometry = analysis::bank_geometry(timings, probes);
@@ -82,13 +86,13 @@ void run_shared_banks(ProbeContext& ctx) {
                             .method = method + "32 warps x 4 independent chains; least-squares slope of cycles per "
                                                "warp-wide access against the ways the bank model predicts",
                             .confidence = std::clamp(g.fit_r2, 0.0, 1.0),
-                            .details = {{"slope", rounded(g.issue_per_way, 0.01)}, {"r2", rounded(g.fit_r2, 0.001)}}});
+                            .details = {{"slope", rounded(g.issue_per_way)}, {"r2", rounded(g.fit_r2, 3)}}});
     ctx.set(id("SHARED_CONFLICT_LATENCY_CYCLES"),
             model::Estimate{.value = std::max(0.0, std::round(g.latency_per_way)),
                             .method = method + "one warp, dependent accesses; least-squares slope of cycles per access "
                                                "against the predicted ways",
                             .confidence = g.confidence,
-                            .details = {{"slope", rounded(g.latency_per_way, 0.01)}}});
+                            .details = {{"slope", rounded(g.latency_per_way)}}});
     // The padding rule the header offers: a row pitch of banks + 1 words reads a column conflict-free.
     const std::uint32_t padded = (g.banks + 1) * g.bank_bytes;
     if (padded * 31 + 4 <= kernels::kSharedAccessBytes) {
@@ -101,7 +105,7 @@ void run_shared_banks(ProbeContext& ctx) {
                    .concerns = {id("SHARED_BANKS"), id("SHARED_BANK_BYTES")}});
     }
     ctx.progress.done(std::to_string(g.banks) + " banks of " + std::to_string(g.bank_bytes) + " B, +" +
-                      profile::format_number(rounded(g.issue_per_way, 0.01)) + " issue cycles per way");
+                      profile::format_number(rounded(g.issue_per_way)) + " issue cycles per way");
 }
 
 void run_dsmem(ProbeContext& ctx) {

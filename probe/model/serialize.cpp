@@ -7,7 +7,12 @@ namespace {
 
 using profile::Json;
 
-double rounded(double v, double unit) { return std::round(v / unit) * unit; }
+// `v` to `decimals` places, as the nearest double to that decimal (3.32, not
+// 332 * 0.01 = 3.3200000000000003): the shortest form the writer prints is then the decimal.
+double rounded(double v, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(v * scale) / scale;
+}
 
 Json estimate_json(const Quantity& q, const Estimate& e) {
     Json j = Json::object();
@@ -15,7 +20,7 @@ Json estimate_json(const Quantity& q, const Estimate& e) {
     j["unit"] = q.unit;
     j["source"] = to_string(e.source);
     j["method"] = e.method;
-    j["confidence"] = rounded(e.confidence, 1e-4);
+    j["confidence"] = rounded(e.confidence, 4);
     if (e.lower_bound) {
         j["bound"] = "lower";
         j["reason"] = e.bound_reason;
@@ -28,18 +33,18 @@ Json estimate_json(const Quantity& q, const Estimate& e) {
 
 Json latency_json(const Quantity& q, const LatencyEstimate& l, double clock_khz) {
     Json j = Json::object();
-    j["p05"] = rounded(l.p05, 0.01);
-    j["p50"] = rounded(l.p50, 0.01);
-    j["mean"] = rounded(l.mean, 0.01);
-    j["p95"] = rounded(l.p95, 0.01);
+    j["p05"] = rounded(l.p05, 2);
+    j["p50"] = rounded(l.p50, 2);
+    j["mean"] = rounded(l.mean, 2);
+    j["p95"] = rounded(l.p95, 2);
     j["samples"] = l.samples;
-    if (clock_khz > 0) j["p50_ns"] = rounded(l.p50 / clock_khz * 1e6, 0.01);
+    if (clock_khz > 0) j["p50_ns"] = rounded(l.p50 / clock_khz * 1e6, 2);
     j["footprint_bytes"] = l.footprint_bytes;
-    j["timer_uncertainty_cycles"] = rounded(l.timer_uncertainty_cycles, 0.01);
+    j["timer_uncertainty_cycles"] = rounded(l.timer_uncertainty_cycles, 2);
     j["unit"] = q.unit;
     j["source"] = "measured";
     j["method"] = l.method;
-    j["confidence"] = rounded(l.confidence, 1e-4);
+    j["confidence"] = rounded(l.confidence, 4);
     if (!l.doubt.empty()) j["doubt"] = l.doubt;
     return j;
 }
@@ -47,7 +52,7 @@ Json latency_json(const Quantity& q, const LatencyEstimate& l, double clock_khz)
 Json probe_json(const ProbeRecord& p) {
     Json j = Json::object();
     j["version"] = p.version;
-    j["duration_s"] = rounded(p.duration_s, 0.01);
+    j["duration_s"] = rounded(p.duration_s, 2);
     j["level"] = p.level;
     j["pace"] = p.pace;
     if (p.budget_s) j["budget_s"] = *p.budget_s;
@@ -57,7 +62,7 @@ Json probe_json(const ProbeRecord& p) {
     for (const auto& s : p.stages) {
         Json stage = Json::object();
         stage["name"] = s.name;
-        stage["seconds"] = rounded(s.seconds, 0.001);
+        stage["seconds"] = rounded(s.seconds, 3);
         if (s.attempts > 1) stage["attempts"] = s.attempts;
         stages.push_back(std::move(stage));
     }
@@ -70,7 +75,7 @@ Json probe_json(const ProbeRecord& p) {
         skipped.push_back(std::move(stage));
     }
     j["skipped_stages"] = std::move(skipped);
-    j["timer_overhead_cycles"] = rounded(p.timer_overhead_cycles, 0.01);
+    j["timer_overhead_cycles"] = rounded(p.timer_overhead_cycles, 2);
     j["timer_overhead_spread"] = to_json(p.timer_overhead_spread);
     j["points_measured"] = p.points_measured;
     return j;

@@ -34,6 +34,16 @@ TEST(Topology, AbsentQuantitiesSerializeAsUnmeasuredAndValidate) {
     EXPECT_EQ(line.reason, "not measured by this probe run");
 }
 
+// Rounded values are written as their decimals: 3.32, not 332 * 0.01 = 3.3200000000000003.
+TEST(Topology, RoundedValuesAreWrittenAsDecimals) {
+    auto t = with_identity();
+    t.probe.duration_s = 3.3249;
+    t.probe.stages.push_back({"warm-up", 0.2540004, 1});
+    const std::string text = model::to_json(t).dump(-1);
+    EXPECT_NE(text.find("\"duration_s\":3.32,"), std::string::npos) << text.substr(0, 400);
+    EXPECT_NE(text.find("\"seconds\":0.254}"), std::string::npos);
+}
+
 TEST(Topology, DoubtLowersConfidenceAndIsSerialized) {
     auto t = with_identity();
     t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 248832, .method = "test", .confidence = 0.8});
