@@ -69,8 +69,8 @@ public:
     void text(const Json& object, const std::string& path, const char* key, bool non_empty) {
         const Json* s = field(object, path, key, "string");
         if (!s) return;
-        if (!is_safe_text(s->as_string()) || s->as_string().size() > 4096)
-            fail(path + "." + key, "must be text without control characters, at most 4096 bytes", s);
+        if (!is_safe_text(s->as_string()) || s->as_string().size() > kMaxTextBytes)
+            fail(path + "." + key, "must be text without control characters, at most " + std::to_string(kMaxTextBytes) + " bytes", s);
         else if (non_empty && s->as_string().empty())
             fail(path + "." + key, "must not be empty", s);
     }

@@ -46,24 +46,6 @@ Value read_quantity(const Json& profile, std::string_view name) {
     return read_quantity(profile, kQuantities[i]);
 }
 
-bool is_safe_text(std::string_view text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f) return false;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        // A UTF-8 sequence: its length from the lead byte, then continuation bytes only.
-        const std::size_t length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        if (length == 0 || i + length > text.size()) return false;
-        for (std::size_t k = 1; k < length; ++k)
-            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
-        i += length;
-    }
-    return true;
-}
-
 namespace {
 
 bool is_integer(double v) { return std::isfinite(v) && v == std::floor(v); }
@@ -104,15 +86,17 @@ public:
         if (node.is_string()) {
             if (!is_safe_text(node.as_string()))
                 fail(path, "control characters or invalid UTF-8 are not allowed in profile text", &node);
-            else if (node.as_string().size() > 4096)
-                fail(path, "text longer than 4096 bytes", &node);
+            else if (node.as_string().size() > kMaxTextBytes)
+                fail(path, "text longer than " + std::to_string(kMaxTextBytes) + " bytes", &node);
         } else if (node.is_array()) {
             for (std::size_t i = 0; i < node.as_array().size(); ++i)
                 strings(node.as_array()[i], path + "[" + std::to_string(i) + "]");
         } else if (node.is_object()) {
             for (const auto& [key, value] : node.as_object()) {
-                const std::string at = path.empty() ? key : path + "." + key;
+                // Keys are quoted escaped: a key is input, and an error message goes to a terminal.
+                const std::string at = (path.empty() ? "" : path + ".") + printable(key);
                 if (!is_safe_text(key)) fail(at, "control characters or invalid UTF-8 in a key", nullptr);
+                else if (key.size() > kMaxKeyBytes) fail(at, "key longer than " + std::to_string(kMaxKeyBytes) + " bytes", nullptr);
                 strings(value, at);
             }
         }
