@@ -169,6 +169,22 @@ public:
             route(list[i], at);
             for (const auto& q : kLinkQuantities) value(list[i], at, q);
         }
+        missing_links(*links, pairs, device_count);
+    }
+    // One link per ordered pair (docs/profile-schema.md): n devices have n(n-1),
+    // both directions of every pair, which the header and the picture index by.
+    void missing_links(const Json& links, const std::set<std::pair<int, int>>& pairs, std::size_t device_count) {
+        std::string missing;
+        std::size_t count = 0;
+        for (std::size_t a = 0; a < device_count; ++a)
+            for (std::size_t b = 0; b < device_count; ++b)
+                if (a != b && !pairs.count({int(a), int(b)}) && ++count <= 8)
+                    missing += (missing.empty() ? "" : ", ") + std::to_string(a) + " -> " + std::to_string(b);
+        if (count)
+            fail("links", "a node of " + std::to_string(device_count) + " devices has a link for each of the " +
+                              std::to_string(device_count * (device_count - 1)) + " ordered pairs; " +
+                              std::to_string(count) + " missing: " + missing + (count > 8 ? ", ..." : ""),
+                 &links);
     }
 };
 

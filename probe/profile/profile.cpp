@@ -1,5 +1,7 @@
 #include "profile.hpp"
 
+#include "physical.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -162,6 +164,8 @@ public:
             if (!n || !n->is_number() || !(n->as_number() >= 0 && n->as_number() <= q.rule.max))
                 fail(p + "." + f, "expected a number in [0, " + format_number(q.rule.max) + "]", n);
         }
+        if (const Json* ns = node.find("p50_ns"); ns && (!ns->is_number() || !(ns->as_number() >= 0)))
+            fail(p + ".p50_ns", "expected nanoseconds, a number of at least 0", ns);
         const Json* samples = node.find("samples");
         if (!samples || !samples->is_number() || !is_integer(samples->as_number()) || samples->as_number() < 1)
             fail(p + ".samples", "expected a whole number of samples, at least 1", samples);
@@ -172,19 +176,6 @@ public:
             !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
             errors.push_back(p + ": percentiles out of order (p05 " + excerpt(p05) + ", p50 " + excerpt(p50) + ", p95 " +
                              excerpt(p95) + ")");
-    }
-    void relations() {
-        for (const auto& r : model::kRelations) {
-            const auto& small = kQuantities[model::find(r.smaller)];
-            const auto& large = kQuantities[model::find(r.larger)];
-            const Value a = read_quantity(root_, small), b = read_quantity(root_, large);
-            if (!a.value || !b.value || b.lower_bound) continue;  // unknown, or the larger may be larger still
-            const bool holds = r.strict ? *a.value < *b.value : *a.value <= *b.value;
-            if (!holds)
-                errors.push_back(std::string(small.path) + ": " + format_number(*a.value) + " must be " +
-                                 (r.strict ? "less than" : "at most") + " " + std::string(large.path) + " (" +
-                                 format_number(*b.value) + "): " + std::string(r.why));
-        }
     }
     void carveouts() {
         const Json* rows = root_.at_path("caches.l1.carveouts");
@@ -210,10 +201,26 @@ public:
             }
         }
     }
-    void reference_work() {
+    // Whether the GPU was the probe's alone: the header's and the configure's
+    // warnings rest on `quiet`, so it must be a boolean ("no" is no answer).
+    void conditions() {
+        if (!require("conditions", "object")) return;
+        require("conditions.quiet", "boolean");
+        require("conditions.monitor", "string");
+        if (const Json* events = require("conditions.events", "array"))
+            for (std::size_t i = 0; i < events->as_array().size(); ++i)
+                if (!events->as_array()[i].is_string())
+                    fail("conditions.events[" + std::to_string(i) + "]", "expected string", &events->as_array()[i]);
+        whole("conditions.retries", root_.at_path("conditions.retries"), 0, 1000);
         const Json* seconds = root_.at_path("conditions.reference_work_seconds");
         if (seconds && (!seconds->is_number() || !(seconds->as_number() > 0 && seconds->as_number() <= 60)))
             fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
+    }
+    // A profile is what the probe measured; "stored:<file>" is what CMake says of
+    // one it did not measure here (render --source), never the profile's own claim.
+    void source() {
+        if (const Json* s = require("source", "string"); s && s->as_string() != "measured")
+            fail("source", "expected \"measured\" (a stored profile is named stored:<file> by the configure that uses it)", s);
     }
     // The hierarchy curve: [footprint, p50 cycles] pairs in ascending footprint,
     // and [last before, first after] footprint pairs of its change points.
@@ -266,16 +273,16 @@ std::vector<std::string> validate(const Json& profile) {
     if (!check.errors.empty()) return check.errors;  // nothing else is meaningful in another schema
 
     check.strings(profile, "");
-    check.string_field("source");
+    check.source();
     check.string_field("probe.version");
     check.string_field("device.name");
     check.string_field("device.uuid");
     for (const auto& q : kQuantities) check.quantity(q);
     check.carveouts();
     check.curve();
-    check.reference_work();
-    if (check.errors.empty()) check.relations();  // relations between values that are each valid
-    return check.errors;
+    check.conditions();
+    if (!check.errors.empty()) return check.errors;
+    return physical_errors(profile);  // between values that are each valid
 }
 
 Json parse_profile_text(std::string_view text, const std::string& source) {

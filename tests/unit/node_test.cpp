@@ -101,6 +101,20 @@ TEST(Node, LinksJoinTwoDifferentListedDevicesOnce) {
     EXPECT_TRUE(names(profile::validate_node(node), "links[1].to: must lie in [0, 1]"));
 }
 
+// One link per ordered pair: no links at all, or one direction only, is not a node profile.
+TEST(Node, EveryOrderedPairHasItsLink) {
+    auto node = two_h200s();
+    node["links"] = Json::array();
+    EXPECT_TRUE(names(profile::validate_node(node), "links: a node of 2 devices has a link for each of the 2 ordered "
+                                                    "pairs; 2 missing: 0 -> 1, 1 -> 0"));
+    node = two_h200s();
+    auto& links = node["links"].as_array();
+    links.pop_back();  // 0 -> 1 only
+    EXPECT_TRUE(names(profile::validate_node(node), "links: a node of 2 devices has a link for each of the 2 ordered "
+                                                    "pairs; 1 missing: 1 -> 0"));
+    EXPECT_THROW(profile::load_any_profile_text(node.dump(), "one-way.json"), profile::ProfileError);
+}
+
 TEST(Node, EveryDeviceIsValidatedAsAProfileOfItsOwn) {
     auto node = two_h200s();
     auto& devices = node["devices"].as_array();
