@@ -213,11 +213,9 @@ Json load_any_profile(const std::filesystem::path& file) {
     return load_any_profile_text(read_profile_bytes(file), file.string());
 }
 
-// Profile text is at most 4096 bytes a string (validate): a reason joined from many devices is cut to fit.
-std::string fitted(std::string text) {
-    if (text.size() > 4000) text = text.substr(0, 3990) + " ...";
-    return text;
-}
+// Profile text is at most kMaxTextBytes a string (validate): a reason joined
+// from many devices is cut to fit, on a character boundary, and marked.
+std::string fitted(const std::string& text) { return clip(text, kMaxTextBytes - 6, " [...]"); }
 
 NodeFacts node_facts(const Json& document) {
     NodeFacts result;
