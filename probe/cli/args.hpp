@@ -64,8 +64,10 @@ profile::OutputFiles outputs_for(const Args& args);
 std::filesystem::path picture_beside(const std::filesystem::path& profile_file);
 
 // Validates what the probe measured, writes it and its picture, and says how
-// it went (the exit code: 0, kBusy, or kFailure for a profile the probe got wrong).
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress);
+// it went (the exit code: 0, kBusy, or kFailure for a profile the probe got
+// wrong, or, with `replayed_log`, for one that engine log's answers made wrong).
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+                 const std::string& replayed_log = {});
 int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress);
 
 // The commands; each returns its exit code.

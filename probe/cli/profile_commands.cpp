@@ -38,11 +38,19 @@ namespace {
 using DrawPicture = std::string (*)(const profile::Json&);
 
 // Writes a document the probe made to --output, and its picture beside it,
-// both or neither; false when it is invalid: a bug in the probe, never the
-// user's fault, so say so loudly.
+// both or neither; false when it is invalid. Measured on a GPU, that is a bug
+// in the probe, never the user's fault, so say so loudly; replayed, the values
+// came from `replayed_log`, which is then what holds what no GPU answers.
 bool write_measured(const profile::Json& document, const std::vector<std::string>& errors, const char* kind,
-                    DrawPicture draw, const Args& args, benchmarks::Progress& progress) {
-    for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, e.c_str());
+                    DrawPicture draw, const Args& args, benchmarks::Progress& progress,
+                    const std::string& replayed_log = {}) {
+    for (const auto& e : errors) {
+        if (replayed_log.empty())
+            std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, e.c_str());
+        else
+            std::fprintf(stderr, "gpu-topology-probe: %s: the engine log answers what no GPU does: its replay gives an "
+                                 "invalid %s: %s\n", replayed_log.c_str(), kind, e.c_str());
+    }
     if (!errors.empty()) return false;
     const auto output = args.get("--output");
     if (!output || *output == "-") {
@@ -60,9 +68,11 @@ bool write_measured(const profile::Json& document, const std::vector<std::string
 
 }  // namespace
 
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+                 const std::string& replayed_log) {
     const auto document = model::to_json(topology);
-    if (!write_measured(document, profile::validate(document), "profile", render::hierarchy_svg, args, progress))
+    if (!write_measured(document, profile::validate(document), "profile", render::hierarchy_svg, args, progress,
+                        replayed_log))
         return kFailure;
     progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {
@@ -193,11 +203,20 @@ int cmd_replay(const Args& args) {
     benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
     auto options = probe_options(args);
     options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
-    const auto topology = benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
+    const auto topology = [&] {
+        try {
+            return benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
+        } catch (const benchmarks::ReplayError&) {
+            throw;  // names its line already
+        } catch (const std::exception& e) {
+            // A stage failed on what the log answered (no samples to take a quantile of, ...): point at the answer.
+            throw benchmarks::ReplayError(engine.where() + ": replaying the log failed after this call: " + e.what());
+        }
+    }();
     if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a subsequence
         progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
                       std::to_string(engine.calls_recorded()) + " recorded calls");
-    return finish_probe(topology, args, progress);
+    return finish_probe(topology, args, progress, args.positional[0]);
 }
 
 }  // namespace gpu_topology::cli

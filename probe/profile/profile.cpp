@@ -1,12 +1,10 @@
 #include "profile.hpp"
 
+#include "input_file.hpp"
 #include "physical.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <system_error>
 
 namespace gpu_topology::profile {
 
@@ -307,21 +305,11 @@ Json load_profile_text(std::string_view text, const std::string& source) {
 }
 
 std::string read_profile_bytes(const std::filesystem::path& file) {
-    std::error_code error;
-    const auto status = std::filesystem::status(file, error);
-    if (error || !std::filesystem::exists(status)) throw ProfileError(file.string() + ": cannot open profile: no such file");
-    if (!std::filesystem::is_regular_file(status)) throw ProfileError(file.string() + ": not a regular file");
-    const auto size = std::filesystem::file_size(file, error);
-    if (error) throw ProfileError(file.string() + ": cannot read profile: " + error.message());
-    if (size > kMaxProfileBytes)
-        throw ProfileError(file.string() + ": " + std::to_string(size) + " bytes is larger than a profile can be (" +
-                           std::to_string(kMaxProfileBytes) + ")");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw ProfileError(file.string() + ": cannot open profile");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
+    try {
+        return read_input_file(file, kMaxProfileBytes, "profile");
+    } catch (const InputFileError& e) {
+        throw ProfileError(e.what());
+    }
 }
 
 Json load_profile(const std::filesystem::path& file) {
