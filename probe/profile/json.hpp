@@ -58,6 +58,7 @@ public:
     const Array& as_array() const { return std::get<Array>(value_); }
     const Object& as_object() const { return std::get<Object>(value_); }
     Array& as_array() { return std::get<Array>(value_); }
+    Object& as_object() { return std::get<Object>(value_); }
 
     // Object access: find returns nullptr when absent; operator[] inserts.
     const Json* find(std::string_view key) const;
