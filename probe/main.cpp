@@ -2,6 +2,7 @@
 // into a header. The command line is in cli/: args.* (usage, options, exit
 // codes), profile_commands.cpp and device_commands.cpp.
 #include "cli/args.hpp"
+#include "profile/text.hpp"
 #include "version.hpp"
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 namespace {
 
 using namespace gpu_topology::cli;
+using gpu_topology::profile::printable_lines;
 
 int run(const Args& args) {
     const std::map<std::string, std::function<int(const Args&)>> handlers{
@@ -49,10 +51,10 @@ int main(int argc, char** argv) {
     try {
         return flushed(run(parse(argc, argv)));
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "gpu-topology-probe: %s\n\n%s", e.what(), kUsageText);
+        std::fprintf(stderr, "gpu-topology-probe: %s\n\n%s", printable_lines(e.what()).c_str(), kUsageText);
         return kUsage;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpu-topology-probe: %s\n", e.what());
+        std::fprintf(stderr, "gpu-topology-probe: %s\n", printable_lines(e.what()).c_str());
         return kFailure;
     }
 }

@@ -187,6 +187,14 @@ profile::OutputFiles outputs_for(const Args& args) {
     return files;
 }
 
+void refuse_clashing_outputs(const Args& args) {
+    const auto output = args.get("--output");
+    if (!output || *output == "-") return;
+    auto files = outputs_for(args);
+    files.write(*output, {});
+    files.write(picture_beside(*output), {});
+}
+
 std::filesystem::path picture_beside(const std::filesystem::path& profile_file) {
     auto picture = profile_file;
     if (picture.extension() == ".json") return picture.replace_extension(".svg");

@@ -60,6 +60,9 @@ void write_output(const std::optional<std::string>& target, const std::string& t
 // reads (its arguments, --quiet-reference) or records into (--record), so no
 // output replaces one of them and no two outputs are one file.
 profile::OutputFiles outputs_for(const Args& args);
+// Before a probe or a replay starts: throws when its --output or the picture
+// beside it would replace an input or each other, so the run is not wasted.
+void refuse_clashing_outputs(const Args& args);
 // Where the picture of a profile written to `profile_file` goes: beside it, .json replaced by .svg.
 std::filesystem::path picture_beside(const std::filesystem::path& profile_file);
 

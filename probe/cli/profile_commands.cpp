@@ -45,11 +45,12 @@ bool write_measured(const profile::Json& document, const std::vector<std::string
                     DrawPicture draw, const Args& args, benchmarks::Progress& progress,
                     const std::string& replayed_log = {}) {
     for (const auto& e : errors) {
+        const auto error = profile::printable_lines(e);
         if (replayed_log.empty())
-            std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, e.c_str());
+            std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, error.c_str());
         else
             std::fprintf(stderr, "gpu-topology-probe: %s: the engine log answers what no GPU does: its replay gives an "
-                                 "invalid %s: %s\n", replayed_log.c_str(), kind, e.c_str());
+                                 "invalid %s: %s\n", profile::printable_lines(replayed_log).c_str(), kind, error.c_str());
     }
     if (!errors.empty()) return false;
     const auto output = args.get("--output");
@@ -195,6 +196,7 @@ int cmd_compare(const Args& args) {
 }
 
 int cmd_replay(const Args& args) {
+    refuse_clashing_outputs(args);
     // A quick level or a budget leaves some of a full recording's calls out.
     const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
     benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence

@@ -50,27 +50,34 @@ bool is_safe_text(std::string_view text) {
     return true;
 }
 
-std::string printable(std::string_view text, std::size_t max_bytes) {
+namespace {
+
+std::string escaped(std::string_view text, std::size_t max_bytes, bool keep_newlines) {
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
         if (out.size() >= max_bytes) return out + "...";
         const auto c = decode_utf8(text.substr(i));
-        char escaped[16];
+        char code[16];
         if (c.length == 0) {
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(text[i]));
-            out += escaped;
+            std::snprintf(code, sizeof code, "\\x%02x", static_cast<unsigned char>(text[i]));
+            out += code;
             ++i;
             continue;
         }
-        if (c.code == '\n') out += "\\n";
+        if (c.code == '\n') out += keep_newlines ? "\n" : "\\n";
         else if (c.code == '\t') out += "\\t";
-        else if (c.code == '\\') out += "\\\\";
-        else if (is_control(c.code)) std::snprintf(escaped, sizeof escaped, "\\u{%04x}", unsigned(c.code)), out += escaped;
+        else if (is_control(c.code)) std::snprintf(code, sizeof code, "\\u{%04x}", unsigned(c.code)), out += code;
         else out.append(text.substr(i, c.length));
         i += c.length;
     }
     return out;
 }
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) { return escaped(text, max_bytes, false); }
+
+std::string printable_lines(std::string_view text) { return escaped(text, std::string_view::npos, true); }
 
 std::string clip(std::string_view text, std::size_t max_bytes, std::string_view marker) {
     if (text.size() <= max_bytes) return std::string(text);

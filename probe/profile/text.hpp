@@ -34,11 +34,15 @@ constexpr bool is_control(char32_t code) { return code < 0x20 || (code >= 0x7f &
 // place, escaped, in a C++ string literal or a CMake argument.
 bool is_safe_text(std::string_view text);
 
-// `text` for an error message: control characters, backslashes and bytes that
-// are not UTF-8 written as \n, \t, \\, \xNN or \u{NNNN}, cut to about
+// `text` for an error message: control characters and bytes that are not
+// UTF-8 written as \n, \t, \xNN or \u{NNNN}, cut to about
 // `max_bytes` on a character boundary ("..." when cut). Nothing a file holds
 // can then retitle or clear the terminal that shows the message.
 std::string printable(std::string_view text, std::size_t max_bytes = 80);
+// A whole message for a terminal: like printable, but uncut and keeping its
+// line breaks. Every message gpu-topology-probe prints passes through it, so a
+// file name or an argument that quotes control bytes is escaped as well.
+std::string printable_lines(std::string_view text);
 
 // At most `max_bytes` of `text`, cut on a character boundary, with `marker`
 // appended when it was cut (the result is then at most max_bytes +

@@ -22,6 +22,14 @@ foreach(command "docs" "svg;${PROFILE}" "show;${PROFILE}" "render;${PROFILE};--t
   endif()
 endforeach()
 
+# Command-line text that an error quotes reaches the terminal escaped.
+string(ASCII 27 escape)
+string(ASCII 7 bell)
+execute_process(COMMAND "${PROBE}" "${escape}]0;pwned${bell}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR err MATCHES "${escape}" OR NOT err MATCHES "u\\{001b\\}")
+  message(FATAL_ERROR "an unknown command's name reached the terminal raw (exit ${rc}):\n${err}")
+endif()
+
 # An output that is the input, or two outputs that are one file.
 file(COPY_FILE "${PROFILE}" "${WORK_DIR}/own.json")
 file(SHA256 "${WORK_DIR}/own.json" before)
@@ -67,6 +75,8 @@ if(LOG)
   file(WRITE "${WORK_DIR}/tiny.enginelog" "${log}")
   run(1 "tiny.enginelog: the engine log answers what no GPU does: its replay gives an invalid profile: caches"
       replay tiny.enginelog --quiet --output tiny.json)
+  run(1 "refusing to write over tiny.enginelog" replay tiny.enginelog --output tiny.enginelog)
+  run(1 "refusing to write over tiny.svg" replay tiny.svg --output tiny.json)
   execute_process(COMMAND "${PROBE}" replay tiny.enginelog --quiet WORKING_DIRECTORY "${WORK_DIR}" ERROR_VARIABLE err
                   OUTPUT_QUIET)
   if(err MATCHES "produced an invalid")
