@@ -140,6 +140,7 @@ public:
             latency(p, *node, q);
         } else {
             number(p + ".value", node->find("value"), q);
+            spread(p, *node);
         }
         if (s != "api") {
             string_field(p + ".method");
@@ -154,6 +155,19 @@ public:
         }
         if (const Json* doubt = node->find("doubt"); doubt && (!doubt->is_string() || doubt->as_string().empty()))
             fail(p + ".doubt", "expected the reason the value is not vouched for", doubt);
+    }
+    // The repeats a value is the median of: the value lies within them.
+    void spread(const std::string& p, const Json& node) {
+        const Json* spread = node.find("spread");
+        if (!spread) return;
+        if (!spread->is_object()) return fail(p + ".spread", "expected object", spread);
+        const Json* lo = spread->find("min");
+        const Json* hi = spread->find("max");
+        const Json* value = node.find("value");
+        whole(p + ".spread.repeats", spread->find("repeats"), 1, 1e6);
+        if (!lo || !hi || !lo->is_number() || !hi->is_number() || !value || !value->is_number() ||
+            !(lo->as_number() <= value->as_number() && value->as_number() <= hi->as_number()))
+            fail(p + ".spread", "expected min <= value <= max, the range of the repeats", spread);
     }
     void latency(const std::string& p, const Json& node, const Quantity& q) {
         number(p + ".p50", node.find("p50"), q);
