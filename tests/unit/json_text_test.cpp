@@ -108,6 +108,9 @@ TEST(JsonText, KeysLongerThanTheDocumentedLimitAreRefused) {
 TEST(SafeText, ControlCharactersOfEveryKindAreNot) {
     EXPECT_FALSE(is_safe_text("\x7f"));
     EXPECT_FALSE(is_safe_text("\xc2\x85"));  // NEL, C1
+    EXPECT_FALSE(is_safe_text("admin\xe2\x80\xae" "txt.exe"));  // U+202E, right-to-left override
+    EXPECT_FALSE(is_safe_text("\xe2\x81\xa6"));                   // U+2066, left-to-right isolate
+    EXPECT_EQ(printable("a\xe2\x80\xae" "b"), "a\\u{202e}b");
     EXPECT_TRUE(is_safe_text("\xc2\xa0\xef\xbf\xbd"));
 }
 
