@@ -1,10 +1,11 @@
 #include "atomic_file.hpp"
 
+#include "input_file.hpp"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <system_error>
@@ -46,14 +47,14 @@ fs::path writable_target(const fs::path& target) {
     return resolved;
 }
 
-// Whether `target`, a regular file or nothing, holds exactly `content`.
-// Only a regular file of the same size can: nothing else is read.
+// Whether `target` holds exactly `content`. Only a regular file of at most that
+// size is read (profile::read_input_file): a pipe swapped in cannot block it.
 bool holds(const fs::path& target, std::string_view content) {
-    std::error_code error;
-    if (!fs::is_regular_file(target, error) || fs::file_size(target, error) != content.size() || error) return false;
-    std::ifstream in(target, std::ios::binary);
-    std::string existing(content.size(), '\0');
-    return in.read(existing.data(), static_cast<std::streamsize>(existing.size())) && existing == content;
+    try {
+        return read_input_file(target, content.size(), "file") == content;
+    } catch (const InputFileError&) {
+        return false;  // absent, not a regular file, or larger
+    }
 }
 
 // A file descriptor, closed on every way out.
