@@ -3,13 +3,13 @@
 // outputs that are one file, an output that is the input, and one output of
 // several that cannot be written.
 #include "profile/atomic_file.hpp"
+#include "profile/input_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include <sys/stat.h>
@@ -19,10 +19,7 @@ namespace {
 using namespace gpu_topology::profile;
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string read_text(const fs::path& path) { return read_input_file(path, 1 << 20, "test file"); }
 
 void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 

@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,11 +33,6 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t kSeed = 20;
 constexpr int kMutants = 6000;
 constexpr std::size_t kHeadersToCompile = 32;
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string repeated(std::string_view piece, std::size_t times) {
     std::string out;
