@@ -283,7 +283,6 @@ inline constexpr std::array kRelations{
     Relation{"CONSTANT_L15_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
     Relation{"L2_MISS_PENALTY_CYCLES", "DRAM_LATENCY_CYCLES", true, "the penalty is part of the DRAM latency"},
     Relation{"SM_CLOCK_KHZ", "SM_CLOCK_MAX_KHZ", false, "the SM clock stays at or below the maximum the CUDA runtime reports"},
-    Relation{"L2_PERSISTING_MAX_BYTES", "L2_SIZE_BYTES", false, "the persisting set-aside is part of L2"},
 };
 // clang-format on
 
