@@ -1,8 +1,13 @@
 #include "recorded_engine.hpp"
 
-#include <charconv>
+#include "../profile/text.hpp"
+
+#include <algorithm>
+#include <array>
 #include <cstdio>
+#include <limits>
 #include <sstream>
+#include <utility>
 
 namespace gpu_topology::benchmarks {
 
@@ -15,9 +20,9 @@ using kernels::Ring;
 
 namespace {
 
-constexpr const char* kMagic = "# gpu-topology-engine-log 1";
 constexpr LoadPath kPaths[] = {LoadPath::none,     LoadPath::l1,       LoadPath::l2,    LoadPath::readonly,
                                LoadPath::texture, LoadPath::constant, LoadPath::shared};
+constexpr std::uint32_t kRingEncodings = static_cast<std::uint32_t>(kernels::RingEncoding::none) + 1;
 
 std::string ring_text(const Ring& r) {
     std::ostringstream s;
@@ -26,23 +31,32 @@ std::string ring_text(const Ring& r) {
     return s.str();
 }
 
-Ring parse_ring(std::istringstream& in) {
-    Ring r;
-    int encoding = 0, order = 0;
-    in >> encoding >> r.offset >> r.first_byte >> r.elements >> r.stride_bytes >> order;
-    r.encoding = static_cast<kernels::RingEncoding>(encoding);
-    r.address_order = order != 0;
-    return r;
-}
+// The fields of a chase request after its load path, in the order written:
+// "<path> ring <ring> warm <passes> <warming> timed <steps> samples <n> carveout <c> threads <t>
+// kernel <probe|plain> dynamic_shared <bytes>".
+// A replay matches requests as text, so a new field is one entry here (and logs
+// recorded before it stop replaying: record them again).
+using ChaseField = std::string (*)(const ChaseRequest&);
+constexpr std::array<std::pair<std::string_view, ChaseField>, 8> kChaseFields{{
+    {"ring", [](const ChaseRequest& q) { return ring_text(q.ring); }},
+    {"warm", [](const ChaseRequest& q) { return std::to_string(q.warm_passes) + ' ' + std::to_string(int(q.warming)); }},
+    {"timed", [](const ChaseRequest& q) { return std::to_string(q.timed_steps); }},
+    {"samples", [](const ChaseRequest& q) { return std::to_string(q.max_samples); }},
+    {"carveout", [](const ChaseRequest& q) { return std::to_string(q.carveout_percent); }},
+    {"threads", [](const ChaseRequest& q) { return std::to_string(q.threads_per_block); }},
+    {"kernel", [](const ChaseRequest& q) { return std::string(kernels::to_string(q.kernel)); }},
+    {"dynamic_shared", [](const ChaseRequest& q) { return std::to_string(q.dynamic_shared_bytes); }},
+}};
 
 std::string request_text(const ChaseRequest& q) {
-    std::ostringstream s;
-    s << kernels::to_string(q.path) << " ring " << ring_text(q.ring) << " warm " << q.warm_passes << ' '
-      << int(q.warming) << " timed " << q.timed_steps << " samples " << q.max_samples << " carveout "
-      << q.carveout_percent << " threads " << q.threads_per_block << " kernel " << kernels::to_string(q.kernel)
-      << " dynamic_shared " << q.dynamic_shared_bytes;
-    return s.str();
+    std::string text(kernels::to_string(q.path));
+    for (const auto& [name, value] : kChaseFields) text += " " + std::string(name) + " " + value(q);
+    return text;
 }
+
+// The samples a chase answers with: the CUDA engine records exactly this many
+// (kernels/pchase.cu: min(max_samples, timed_steps)), so a log may hold no more.
+std::size_t samples_of(const ChaseRequest& q) { return std::min(q.max_samples, q.timed_steps); }
 
 std::string launch_text(const kernels::KernelLaunch& l) {
     return "launch_shape " + std::to_string(l.threads_per_block) + " " + std::to_string(l.carveout_percent) + " " +
@@ -62,29 +76,9 @@ std::string read_text(const kernels::ReadRequest& r) {
     return s.str();
 }
 
-double parse_seconds(const std::string& text) {
-    if (text.rfind("seconds ", 0) != 0) throw ReplayError("expected seconds, got '" + text.substr(0, 60) + "'");
-    return std::stod(text.substr(8));
-}
-
 std::string result_text(const ChaseResult& r) {
     return "result " + std::to_string(r.timed_cycles) + " " + std::to_string(r.timed_ns) + " " +
            std::to_string(r.cycles.size()) + " " + encode_samples(r.cycles);
-}
-
-ChaseResult parse_result(const std::string& text) {
-    std::istringstream in(text);
-    std::string word;
-    std::size_t count = 0;
-    ChaseResult r;
-    in >> word >> r.timed_cycles >> r.timed_ns >> count;
-    if (word != "result" || !in) throw ReplayError("expected a chase result, got '" + text.substr(0, 60) + "'");
-    std::string rest;
-    std::getline(in, rest);
-    r.cycles = decode_samples(rest);
-    if (r.cycles.size() != count) throw ReplayError("a chase result holds " + std::to_string(r.cycles.size()) +
-                                                    " samples, not the " + std::to_string(count) + " it announces");
-    return r;
 }
 
 std::string format_double(double v) {
@@ -103,60 +97,17 @@ std::string cluster_read_text(std::uint32_t blocks, bool remote, std::uint32_t p
     return "cluster_read " + std::to_string(blocks) + " " + (remote ? "remote" : "own") + " " + std::to_string(passes);
 }
 
-// Reads "<word> <numbers...>" into `values`; throws ReplayError when the answer is another kind.
-template <typename... T>
-void parse_answer(const std::string& text, const char* word, T&... values) {
-    std::istringstream in(text);
-    std::string first;
-    in >> first;
-    (in >> ... >> values);
-    if (first != word || !in) throw ReplayError(std::string("expected '") + word + "', got '" + text.substr(0, 60) + "'");
-}
+// Seconds a timed kernel may take: more than an hour is no probe's kernel.
+constexpr double kMaxSeconds = 3600;
 
 }  // namespace
-
-std::string encode_samples(const std::vector<std::uint32_t>& cycles) {
-    std::string out;
-    for (std::size_t i = 0; i < cycles.size();) {
-        std::size_t run = 1;
-        while (i + run < cycles.size() && cycles[i + run] == cycles[i]) ++run;
-        if (!out.empty()) out += ' ';
-        out += std::to_string(cycles[i]);
-        if (run > 1) out += "*" + std::to_string(run);
-        i += run;
-    }
-    return out;
-}
-
-std::vector<std::uint32_t> decode_samples(const std::string& text) {
-    std::vector<std::uint32_t> out;
-    std::istringstream in(text);
-    std::string token;
-    while (in >> token) {
-        const auto star = token.find('*');
-        std::uint32_t value = 0, run = 1;
-        const char* end = token.data() + (star == std::string::npos ? token.size() : star);
-        if (std::from_chars(token.data(), end, value).ec != std::errc{} ||
-            (star != std::string::npos &&
-             std::from_chars(token.data() + star + 1, token.data() + token.size(), run).ec != std::errc{}))
-            throw ReplayError("bad sample '" + token + "'");
-        out.insert(out.end(), run, value);
-    }
-    return out;
-}
 
 // --- recording ------------------------------------------------------------------
 
 RecordingEngine::RecordingEngine(kernels::Engine& inner, const DeviceFacts& f, const std::filesystem::path& file)
     : inner_(inner), out_(file), file_(file) {
     if (!out_) throw std::runtime_error(file.string() + ": cannot write the engine log");
-    out_ << kMagic << "\n";
-    out_ << "facts " << f.index << ' ' << f.cc_major << ' ' << f.cc_minor << ' ' << f.sm_count << ' '
-         << f.driver_version << ' ' << f.runtime_version << ' ' << f.sm_clock_max_khz << ' ' << f.l2_bytes << ' '
-         << f.persisting_l2_max_bytes << ' ' << f.shared_per_sm_bytes << ' ' << f.shared_per_block_bytes << ' '
-         << f.shared_per_block_optin_bytes << ' ' << f.reserved_shared_per_block_bytes << ' ' << f.constant_bytes
-         << ' ' << f.global_bytes << ' ' << f.max_threads_per_sm << ' ' << f.max_blocks_per_sm << ' '
-         << f.registers_per_sm << "\n";
+    out_ << kEngineLogMagic << "\n" << facts_line(f) << "\n";
     out_ << "name " << f.name << "\nuuid " << f.uuid << "\n";
     out_ << "buffer " << inner.buffer_bytes() << "\ncapacities";
     for (auto path : kPaths) out_ << ' ' << inner.ring_capacity(path);
@@ -260,141 +211,158 @@ kernels::ClusterRead RecordingEngine::time_cluster_read(std::uint32_t cluster_bl
 
 // --- replaying -------------------------------------------------------------------
 
-ReplayEngine::ReplayEngine(const std::filesystem::path& file, Matching matching) : file_(file), matching_(matching) {
-    std::ifstream in(file);
-    if (!in) throw ReplayError(file.string() + ": cannot open the engine log");
-    std::string line;
-    std::size_t number = 0;
-    const auto fail = [&](const std::string& what) {
-        throw ReplayError(file.string() + ":" + std::to_string(number) + ": " + what);
-    };
-    if (!std::getline(in, line) || line != kMagic) fail(std::string("not an engine log: the first line must be '") + kMagic + "'");
-    ++number;
-    while (std::getline(in, line)) {
-        ++number;
-        if (line.rfind("> ", 0) == 0) {
-            calls_.push_back({line.substr(2), {}, number});
-        } else if (line.rfind("< ", 0) == 0) {
-            if (calls_.empty() || !calls_.back().answer.empty()) fail("an answer without its request");
-            calls_.back().answer = line.substr(2);
-        } else if (line.rfind("facts ", 0) == 0) {
-            std::istringstream s(line.substr(6));
-            auto& f = facts_;
-            s >> f.index >> f.cc_major >> f.cc_minor >> f.sm_count >> f.driver_version >> f.runtime_version >>
-                f.sm_clock_max_khz >> f.l2_bytes >> f.persisting_l2_max_bytes >> f.shared_per_sm_bytes >>
-                f.shared_per_block_bytes >> f.shared_per_block_optin_bytes >> f.reserved_shared_per_block_bytes >>
-                f.constant_bytes >> f.global_bytes >> f.max_threads_per_sm >> f.max_blocks_per_sm >> f.registers_per_sm;
-            if (!s) fail("malformed device facts");
-        } else if (line.rfind("name ", 0) == 0) {
-            facts_.name = line.substr(5);
-        } else if (line.rfind("uuid ", 0) == 0) {
-            facts_.uuid = line.substr(5);
-        } else if (line.rfind("buffer ", 0) == 0) {
-            buffer_bytes_ = std::stoull(line.substr(7));
-        } else if (line.rfind("capacities", 0) == 0) {
-            std::istringstream s(line.substr(10));
-            std::size_t c = 0;
-            while (s >> c) capacities_.push_back(c);
-            if (capacities_.size() != std::size(kPaths)) fail("expected one capacity per load path");
-        } else if (!line.empty()) {
-            fail("unexpected line '" + line.substr(0, 40) + "'");
-        }
-    }
-    if (facts_.sm_count == 0 || buffer_bytes_ == 0) fail("the log lacks its device facts or buffer size");
+ReplayEngine::ReplayEngine(const std::filesystem::path& file, Matching matching)
+    : file_(file), matching_(matching), log_(read_engine_log(file, std::size(kPaths))) {}
+
+std::string ReplayEngine::where() const {
+    const std::size_t line = next_ == 0 ? 1 : std::max(log_.calls[next_ - 1].line, log_.calls[next_ - 1].answer_line);
+    return file_.string() + ":" + std::to_string(line);
 }
 
-const std::string& ReplayEngine::answer(const std::string& request) {
-    if (next_ >= calls_.size())
+const LoggedCall& ReplayEngine::answer(const std::string& request) {
+    const auto& calls = log_.calls;
+    if (next_ >= calls.size())
         throw ReplayError(file_.string() + ": the probe made call " + std::to_string(next_ + 1) + " (" +
-                          request.substr(0, 80) + "), but the recording ends after " + std::to_string(calls_.size()));
-    if (matching_ == Matching::subsequence && calls_[next_].request != request) {
+                          request.substr(0, 80) + "), but the recording ends after " + std::to_string(calls.size()));
+    if (matching_ == Matching::subsequence && calls[next_].request != request) {
         // The recorded calls up to the next one with this request were left out by this run.
         std::size_t found = next_;
-        while (found < calls_.size() && calls_[found].request != request) ++found;
-        if (found == calls_.size())
+        while (found < calls.size() && calls[found].request != request) ++found;
+        if (found == calls.size())
             throw ReplayError(file_.string() + ": the probe made a call the recording does not have after call " +
                               std::to_string(next_) + ":\n  " + request);
         next_ = found;
     }
-    const Call& call = calls_[next_];
+    const LoggedCall& call = calls[next_];
     if (call.request != request)
         throw ReplayError(file_.string() + ":" + std::to_string(call.line) + ": the replay diverged at call " +
                           std::to_string(next_ + 1) + ": the probe asked\n  " + request + "\nthe recording has\n  " +
-                          call.request);
+                          profile::printable(call.request, 200));
     ++next_;
-    return call.answer;
+    return call;
+}
+
+LogFields ReplayEngine::fields(const LoggedCall& call) const {
+    return LogFields(call.answer, file_.string() + ":" + std::to_string(call.answer_line));
+}
+
+// "result <timed cycles> <timed ns> <count> <samples>": exactly `samples` samples.
+ChaseResult ReplayEngine::result(const LoggedCall& call, std::size_t samples) const {
+    auto in = fields(call);
+    ChaseResult r;
+    in.expect_word("result");
+    r.timed_cycles = in.number<std::uint64_t>("timed cycles");
+    r.timed_ns = in.number<std::uint64_t>("timed nanoseconds");
+    const auto count = in.number<std::size_t>("sample count", samples, samples);
+    try {
+        r.cycles = decode_samples(in.rest(), count);
+    } catch (const ReplayError& e) {
+        in.fail(e.what());
+    }
+    if (r.cycles.size() != count)
+        in.fail("the result holds " + std::to_string(r.cycles.size()) + " samples, not the " + std::to_string(count) +
+                " it announces");
+    return r;
+}
+
+double ReplayEngine::seconds(const LoggedCall& call) const {
+    auto in = fields(call);
+    in.expect_word("seconds");
+    const double s = in.number<double>("seconds", std::numeric_limits<double>::min(), kMaxSeconds);
+    in.end();
+    return s;
+}
+
+// "ring <encoding> <offset> <first byte> <elements> <stride> <address order>".
+Ring ReplayEngine::ring(const LoggedCall& call) const {
+    auto in = fields(call);
+    in.expect_word("ring");
+    Ring r;
+    r.encoding = static_cast<kernels::RingEncoding>(in.number<std::uint32_t>("ring encoding", 0, kRingEncodings - 1));
+    r.offset = in.number<std::size_t>("ring offset", 0, log_.buffer_bytes);
+    r.first_byte = in.number<std::size_t>("first byte", 0, log_.buffer_bytes);
+    r.elements = in.number<std::uint32_t>("elements");
+    r.stride_bytes = in.number<std::uint32_t>("stride bytes");
+    r.address_order = in.number<std::uint32_t>("address order (0 or 1)", 0, 1) != 0;
+    in.end();
+    return r;
 }
 
 std::size_t ReplayEngine::ring_capacity(LoadPath path) const {
     for (std::size_t i = 0; i < std::size(kPaths); ++i)
-        if (kPaths[i] == path && i < capacities_.size()) return capacities_[i];
+        if (kPaths[i] == path && i < log_.capacities.size()) return log_.capacities[i];
     return 0;
 }
 
 Ring ReplayEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride) {
-    std::istringstream in(answer("link " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) + " " +
-                                 std::to_string(elements) + " " + std::to_string(stride)));
-    std::string word;
-    in >> word;
-    return parse_ring(in);
+    return ring(answer("link " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) + " " +
+                       std::to_string(elements) + " " + std::to_string(stride)));
 }
 
 Ring ReplayEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
                                std::uint64_t seed) {
-    std::istringstream in(answer("link_random " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) +
-                                 " " + std::to_string(elements) + " " + std::to_string(stride) + " " +
-                                 std::to_string(seed)));
-    std::string word;
-    in >> word;
-    return parse_ring(in);
+    return ring(answer("link_random " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) + " " +
+                       std::to_string(elements) + " " + std::to_string(stride) + " " + std::to_string(seed)));
 }
 
 ChaseResult ReplayEngine::chase(const ChaseRequest& request) {
-    return parse_result(answer("chase " + request_text(request)));
+    return result(answer("chase " + request_text(request)), samples_of(request));
 }
 
 ChaseResult ReplayEngine::chase_after(const ChaseRequest& victim, const Disturbance& other) {
-    return parse_result(answer("chase_after " + request_text(victim) + " | " + disturbance_text(other)));
+    return result(answer("chase_after " + request_text(victim) + " | " + disturbance_text(other)), samples_of(victim));
 }
 
 void ReplayEngine::stream_l2(std::size_t offset, std::size_t bytes) {
     answer("stream_l2 " + std::to_string(offset) + " " + std::to_string(bytes));
 }
 
-double ReplayEngine::time_read(const kernels::ReadRequest& request) {
-    return parse_seconds(answer(read_text(request)));
-}
+double ReplayEngine::time_read(const kernels::ReadRequest& request) { return seconds(answer(read_text(request))); }
 
-double ReplayEngine::time_reference_work() { return parse_seconds(answer("reference_work")); }
+double ReplayEngine::time_reference_work() { return seconds(answer("reference_work")); }
 
 LaunchShape ReplayEngine::launch_shape(const kernels::KernelLaunch& launch) {
-    LaunchShape shape{.threads_per_block = launch.threads_per_block};
-    parse_answer(answer(launch_text(launch)), "shape", shape.resident_blocks, shape.shared_bytes_per_block);
-    return shape;
+    auto in = fields(answer(launch_text(launch)));
+    in.expect_word("shape");
+    const auto blocks = in.number<std::uint32_t>("resident blocks", 0, 65536);
+    const auto shared = in.number<std::uint32_t>("shared bytes per block", 0, 1u << 20);
+    in.end();
+    return {launch.threads_per_block, blocks, shared};
 }
 
 void ReplayEngine::warm_up(double milliseconds) { answer("warm_up " + format_double(milliseconds)); }
 
 kernels::SharedAccessTiming ReplayEngine::time_shared_access(const kernels::SharedAccess& access) {
+    auto in = fields(answer(shared_access_text(access)));
+    in.expect_word("timing");
     kernels::SharedAccessTiming timing;
-    parse_answer(answer(shared_access_text(access)), "timing", timing.latency_cycles, timing.issue_cycles);
+    timing.latency_cycles = in.number<double>("latency cycles", 0, 1e6);
+    timing.issue_cycles = in.number<double>("issue cycles", 0, 1e6);
+    in.end();
     return timing;
 }
 
 std::uint32_t ReplayEngine::max_cluster_blocks() {
-    std::uint32_t blocks = 0;
-    parse_answer(answer("max_cluster_blocks"), "blocks", blocks);
+    auto in = fields(answer("max_cluster_blocks"));
+    in.expect_word("blocks");
+    const auto blocks = in.number<std::uint32_t>("cluster blocks", 0, 1024);
+    in.end();
     return blocks;
 }
 
 ChaseResult ReplayEngine::chase_cluster_shared(std::uint32_t cluster_blocks, std::uint32_t reader) {
-    return parse_result(answer("cluster_chase " + std::to_string(cluster_blocks) + " " + std::to_string(reader)));
+    return result(answer("cluster_chase " + std::to_string(cluster_blocks) + " " + std::to_string(reader)),
+                  kernels::kClusterChaseSamples);
 }
 
 kernels::ClusterRead ReplayEngine::time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) {
+    auto in = fields(answer(cluster_read_text(cluster_blocks, remote, passes)));
+    in.expect_word("read");
     kernels::ClusterRead read;
-    parse_answer(answer(cluster_read_text(cluster_blocks, remote, passes)), "read", read.seconds, read.bytes,
-                 read.clusters);
+    read.seconds = in.number<double>("seconds", 0, kMaxSeconds);
+    read.bytes = in.number<std::uint64_t>("bytes");
+    read.clusters = in.number<std::uint32_t>("clusters");
+    in.end();
     return read;
 }
 

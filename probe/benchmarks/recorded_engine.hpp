@@ -5,11 +5,14 @@
 // the SweepRunner and the analysis run on the CPU (tests/data/*.enginelog) and
 // must reproduce the profile of the run that was recorded.
 //
-// The log: a header of device facts, then one request line ("> ...") per call
-// and, where the call returns something, one answer line ("< ...").
-// Latency samples are run-length encoded ("33*12" is twelve 33s).
+// The log's text (engine_log.hpp): a header of device facts, then one request
+// line ("> ...") per call and, where the call returns something, one answer
+// line ("< ..."). Latency samples are run-length encoded ("33*12" is twelve 33s).
+// A replayed log is input: read within bounds, strictly, every error naming
+// file:line.
 #include "../kernels/engine.hpp"
 #include "device_facts.hpp"
+#include "engine_log.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -50,11 +53,6 @@ private:
     std::filesystem::path file_;
 };
 
-class ReplayError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 class ReplayEngine final : public kernels::Engine {
 public:
     // How the probe's calls must follow the log's.
@@ -66,12 +64,15 @@ public:
     // Reads a log; throws ReplayError naming the file and line when it is malformed.
     explicit ReplayEngine(const std::filesystem::path& file, Matching matching = Matching::every_call);
 
-    const DeviceFacts& facts() const { return facts_; }
+    const DeviceFacts& facts() const { return log_.facts; }
     // Calls answered so far (with Matching::subsequence: the log's calls passed), and in the log.
     std::size_t calls_replayed() const { return next_; }
-    std::size_t calls_recorded() const { return calls_.size(); }
+    std::size_t calls_recorded() const { return log_.calls.size(); }
+    // "file:line" of the last call answered (of the log's start before any): where
+    // to look when what the log answered makes a stage fail.
+    std::string where() const;
 
-    std::size_t buffer_bytes() const override { return buffer_bytes_; }
+    std::size_t buffer_bytes() const override { return log_.buffer_bytes; }
     std::size_t ring_capacity(kernels::LoadPath path) const override;
     kernels::Ring link_sequential(kernels::LoadPath path, std::size_t offset, std::uint32_t elements,
                                   std::uint32_t stride_bytes) override;
@@ -90,24 +91,18 @@ public:
     kernels::ClusterRead time_cluster_read(std::uint32_t cluster_blocks, bool remote, std::uint32_t passes) override;
 
 private:
-    struct Call {
-        std::string request, answer;
-        std::size_t line = 0;
-    };
     // The answer to the next call, which must be `request`; throws ReplayError when it is not.
-    const std::string& answer(const std::string& request);
+    const LoggedCall& answer(const std::string& request);
+    // The answer's fields, read strictly (errors name the answer's line).
+    LogFields fields(const LoggedCall& call) const;
+    kernels::ChaseResult result(const LoggedCall& call, std::size_t samples) const;
+    double seconds(const LoggedCall& call) const;
+    kernels::Ring ring(const LoggedCall& call) const;
 
     std::filesystem::path file_;
     Matching matching_;
-    DeviceFacts facts_;
-    std::size_t buffer_bytes_ = 0;
-    std::vector<std::size_t> capacities_;
-    std::vector<Call> calls_;
+    EngineLog log_;
     std::size_t next_ = 0;
 };
-
-// The text forms both engines share (exposed for tests).
-std::string encode_samples(const std::vector<std::uint32_t>& cycles);
-std::vector<std::uint32_t> decode_samples(const std::string& text);
 
 }  // namespace gpu_topology::benchmarks

@@ -4,8 +4,10 @@
 #include "../profile/atomic_file.hpp"
 #include "../profile/profile.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace gpu_topology::cli {
 
@@ -172,12 +174,25 @@ std::optional<double> quiet_reference(const Args& args, const std::string& devic
 }
 
 void write_output(const std::optional<std::string>& target, const std::string& text) {
-    if (!target || *target == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-    } else {
-        profile::write_file_atomically(*target, text);
-    }
+    if (target && *target != "-") return profile::write_file_atomically(*target, text);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+        throw std::runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
+}
+
+profile::OutputFiles outputs_for(const Args& args) {
+    profile::OutputFiles files;
+    for (const auto& input : args.positional) files.read(input);
+    for (const char* option : {"--quiet-reference", "--record"})
+        if (const auto file = args.get(option)) files.read(*file);
+    return files;
+}
+
+void refuse_clashing_outputs(const Args& args) {
+    const auto output = args.get("--output");
+    if (!output || *output == "-") return;
+    auto files = outputs_for(args);
+    files.write(*output, {});
+    files.write(picture_beside(*output), {});
 }
 
 std::filesystem::path picture_beside(const std::filesystem::path& profile_file) {

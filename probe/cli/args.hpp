@@ -6,6 +6,7 @@
 #include "../benchmarks/stages.hpp"
 #include "../model/node.hpp"
 #include "../model/topology.hpp"
+#include "../profile/atomic_file.hpp"
 
 #include <filesystem>
 #include <map>
@@ -52,14 +53,24 @@ benchmarks::ProbeOptions probe_options(const Args& args);
 std::optional<double> quiet_reference(const Args& args, const std::string& device_name, int sm_count,
                                       benchmarks::Progress& progress);
 
-// `text` to FILE (atomically) or, for none or "-", to stdout.
+// `text` to FILE (atomically) or, for none or "-", to stdout; throws when
+// stdout takes less than all of it (main checks the final flush too).
 void write_output(const std::optional<std::string>& target, const std::string& text);
+// The files a command writes (profile::OutputFiles), knowing every file it
+// reads (its arguments, --quiet-reference) or records into (--record), so no
+// output replaces one of them and no two outputs are one file.
+profile::OutputFiles outputs_for(const Args& args);
+// Before a probe or a replay starts: throws when its --output or the picture
+// beside it would replace an input or each other, so the run is not wasted.
+void refuse_clashing_outputs(const Args& args);
 // Where the picture of a profile written to `profile_file` goes: beside it, .json replaced by .svg.
 std::filesystem::path picture_beside(const std::filesystem::path& profile_file);
 
 // Validates what the probe measured, writes it and its picture, and says how
-// it went (the exit code: 0, kBusy, or kFailure for a profile the probe got wrong).
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress);
+// it went (the exit code: 0, kBusy, or kFailure for a profile the probe got
+// wrong, or, with `replayed_log`, for one that engine log's answers made wrong).
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+                 const std::string& replayed_log = {});
 int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress);
 
 // The commands; each returns its exit code.

@@ -146,6 +146,7 @@ int cmd_identity(const Args& args) {
 }
 
 int cmd_probe(const Args& args) {
+    refuse_clashing_outputs(args);
     if (args.has("--all-devices")) return cmd_probe_all(args);
     auto options = probe_options(args);
     const int index = device_index(args);

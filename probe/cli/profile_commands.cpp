@@ -21,35 +21,59 @@ namespace gpu_topology::cli {
 
 int cmd_svg(const Args& args) {
     const auto document = profile::load_any_profile(args.positional[0]);
-    write_output(args.get("--output"), profile::is_node_document(document) ? render::node_svg(document)
-                                                                           : render::hierarchy_svg(document));
+    const auto picture = profile::is_node_document(document) ? render::node_svg(document) : render::hierarchy_svg(document);
+    const auto output = args.get("--output");
+    if (!output || *output == "-") {
+        write_output(output, picture);
+        return 0;
+    }
+    auto files = outputs_for(args);
+    files.write(*output, picture);
+    files.commit();
     return 0;
 }
 
 namespace {
 
-using DrawPicture = void (*)(const profile::Json&, const std::filesystem::path&);
+using DrawPicture = std::string (*)(const profile::Json&);
 
-// Writes a document the probe made to --output, and its picture beside it;
-// false when it is invalid: a bug in the probe, never the user's fault, so say so loudly.
+// Writes a document the probe made to --output, and its picture beside it,
+// both or neither; false when it is invalid. Measured on a GPU, that is a bug
+// in the probe, never the user's fault, so say so loudly; replayed, the values
+// came from `replayed_log`, which is then what holds what no GPU answers.
 bool write_measured(const profile::Json& document, const std::vector<std::string>& errors, const char* kind,
-                    DrawPicture draw, const Args& args, benchmarks::Progress& progress) {
-    for (const auto& e : errors) std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, e.c_str());
-    if (!errors.empty()) return false;
-    write_output(args.get("--output"), document.dump());
-    if (const auto output = args.get("--output"); output && *output != "-") {
-        const auto picture = picture_beside(*output);
-        draw(document, picture);
-        progress.note("picture: " + picture.string());
+                    DrawPicture draw, const Args& args, benchmarks::Progress& progress,
+                    const std::string& replayed_log = {}) {
+    for (const auto& e : errors) {
+        const auto error = profile::printable_lines(e);
+        if (replayed_log.empty())
+            std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, error.c_str());
+        else
+            std::fprintf(stderr, "gpu-topology-probe: %s: the engine log answers what no GPU does: its replay gives an "
+                                 "invalid %s: %s\n", profile::printable_lines(replayed_log).c_str(), kind, error.c_str());
     }
+    if (!errors.empty()) return false;
+    const auto output = args.get("--output");
+    if (!output || *output == "-") {
+        write_output(output, document.dump());
+        return true;
+    }
+    auto files = outputs_for(args);
+    files.write(*output, document.dump());
+    const auto picture = picture_beside(*output);
+    files.write(picture, draw(document));
+    files.commit();
+    progress.note("picture: " + picture.string());
     return true;
 }
 
 }  // namespace
 
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress) {
+int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+                 const std::string& replayed_log) {
     const auto document = model::to_json(topology);
-    if (!write_measured(document, profile::validate(document), "profile", render::write_hierarchy_svg, args, progress))
+    if (!write_measured(document, profile::validate(document), "profile", render::hierarchy_svg, args, progress,
+                        replayed_log))
         return kFailure;
     progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {
@@ -63,7 +87,7 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
 // whether one set of facts describes every device.
 int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress) {
     const auto document = model::to_json(node);
-    if (!write_measured(document, profile::validate_node(document), "node profile", render::write_node_svg, args, progress))
+    if (!write_measured(document, profile::validate_node(document), "node profile", render::node_svg, args, progress))
         return kFailure;
     const auto common = profile::node_facts(document);
     for (const auto& d : common.model_differences) progress.note("devices differ: " + d);
@@ -103,11 +127,14 @@ int cmd_render(const Args& args) {
         if (source->empty() || !profile::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
         context.profile_source = *source;
     }
+    // Both files or neither: each rendered, then all written (profile::OutputFiles).
+    auto files = outputs_for(args);
     if (auto header = args.get("--header"))
-        profile::write_file_if_changed(*header, render::render_header(document, context, render::embedded_header_template()));
-    if (auto cmake = args.get("--cmake")) profile::write_file_if_changed(*cmake, render::render_cmake(document, context));
+        files.write(*header, render::render_header(document, context, render::embedded_header_template()), true);
+    if (auto cmake = args.get("--cmake")) files.write(*cmake, render::render_cmake(document, context), true);
+    files.commit();
     const bool table = args.command == "show" || args.has("--table") || (!args.has("--header") && !args.has("--cmake"));
-    if (table) std::fputs(render::render_table(document, context, !args.has("--summary")).c_str(), stdout);
+    if (table) write_output(std::nullopt, render::render_table(document, context, !args.has("--summary")));
     return 0;
 }
 
@@ -169,6 +196,7 @@ int cmd_compare(const Args& args) {
 }
 
 int cmd_replay(const Args& args) {
+    refuse_clashing_outputs(args);
     // A quick level or a budget leaves some of a full recording's calls out.
     const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
     benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
@@ -177,11 +205,20 @@ int cmd_replay(const Args& args) {
     benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
     auto options = probe_options(args);
     options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
-    const auto topology = benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
+    const auto topology = [&] {
+        try {
+            return benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
+        } catch (const benchmarks::ReplayError&) {
+            throw;  // names its line already
+        } catch (const std::exception& e) {
+            // A stage failed on what the log answered (no samples to take a quantile of, ...): point at the answer.
+            throw benchmarks::ReplayError(engine.where() + ": replaying the log failed after this call: " + e.what());
+        }
+    }();
     if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a subsequence
         progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
                       std::to_string(engine.calls_recorded()) + " recorded calls");
-    return finish_probe(topology, args, progress);
+    return finish_probe(topology, args, progress, args.positional[0]);
 }
 
 }  // namespace gpu_topology::cli

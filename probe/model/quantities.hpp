@@ -42,12 +42,52 @@ struct Rule {
     double max = kMaxU32;
     bool power_of_two = false;
 };
+// The ranges below hold for every architecture CUDA supports, compute capability
+// 5.0 to 12.x (CUDA C++ Programming Guide, "Compute Capabilities": the table
+// "Technical Specifications per Compute Capability" and the sections per
+// architecture); they are not tuned to the cards measured here.
 inline constexpr Rule kBytes{1, kMaxExactU64};
 inline constexpr Rule kLine{4, 65536, true};   // lines and fetch granularities
-inline constexpr Rule kCycles{1, 1e6};
+// Latencies and penalties of one load: an L1 hit takes about 30 cycles and a DRAM
+// access with a TLB miss about a thousand on every generation measured since
+// Maxwell (Jia et al., "Dissecting the NVIDIA Volta/Turing GPU architecture via
+// microbenchmarking", 2018/2019); 20 000 cycles, ten microseconds at 2 GHz, is
+// far beyond any of them, and a larger number is a broken measurement.
+inline constexpr Rule kCycles{1, 20000};
 inline constexpr Rule kBandwidth{1e6, 1e15};   // bytes/s
 inline constexpr Rule kFlag{0, 1};
 inline constexpr Rule kInstances{1, 64};
+// An L1 data cache: the smallest of cc 5.0-12.x is 24 KB (the L1/texture cache
+// of cc 5.x and 6.0); at the largest shared-memory carveout 28 KB are left on
+// cc 8.x-12.x, of which the probe measured 20 KiB on cc 9.0. 8 KiB leaves room
+// for a driver that reserves more; fewer bytes are no L1 measurement.
+// At most: four times the 256 KB that L1 shares with shared memory on cc 9.0 and 10.x.
+inline constexpr Rule kL1Bytes{8192, 1 << 20};
+// Compute capabilities CUDA supports: 5.0 (Maxwell) to 12.x (Blackwell). A newer
+// major version widens this range, after the rules above were checked against it.
+inline constexpr Rule kSupportedCcMajor{5, 12};
+// What the CUDA runtime reports, within the table "Technical Specifications per
+// Compute Capability" for cc 5.0-12.x, with room to spare: at most 32 resident
+// blocks and 2048 threads per SM (at least 16 and 1024), 64 K registers, 64 KB
+// of constant memory, 64 to 228 KB of shared memory per SM, a reserved 0 or 1 KB
+// per block, clocks below 3 GHz, fewer than 200 SMs, L2 of 256 KB to 126 MB,
+// device memory of a few GB to 288 GB.
+inline constexpr Rule kSmsPerDevice{1, 1024};
+inline constexpr Rule kClockKhz{1e4, 1e7};  // 10 MHz to 10 GHz
+inline constexpr Rule kThreadsPerSm{512, 4096};
+inline constexpr Rule kBlocksPerSm{8, 64};
+inline constexpr Rule kRegistersPerSm{32768, 131072};
+inline constexpr Rule kConstantBytes{32768, 131072};
+inline constexpr Rule kSharedBytes{16384, 1 << 20};
+inline constexpr Rule kReservedSharedBytes{0, 8192};
+inline constexpr Rule kL2Bytes{65536, 1ull << 30};
+inline constexpr Rule kDeviceMemoryBytes{64ull << 20, 1ull << 42};
+inline constexpr Rule kClusterBlocks{1, 64};
+// Shared memory has 32 banks of 4 bytes on every cc 5.0-12.x (CUDA C++
+// Programming Guide, "Shared Memory" under Compute Capability 5.x and later);
+// half and twice that leave room for a measurement, not for 1024 banks of 1 KiB.
+inline constexpr Rule kSharedBanks{16, 64, true};
+inline constexpr Rule kSharedBankBytes{4, 8, true};
 
 struct Quantity {
     std::string_view name;
@@ -77,18 +117,18 @@ using H = HeaderType;
 // clang-format off
 inline constexpr std::array kQuantities{
     // --- the device (CUDA runtime) and the clock ----------------------------------------------
-    Quantity{"SM_COUNT", "device.sm_count", S::fact, H::u32, "SMs", "api", {1, 4096}, "multiprocessors"},
-    Quantity{"CC_MAJOR", "device.cc_major", S::fact, H::u32, "", "api", {1, 99}, "compute capability, major"},
+    Quantity{"SM_COUNT", "device.sm_count", S::fact, H::u32, "SMs", "api", kSmsPerDevice, "multiprocessors"},
+    Quantity{"CC_MAJOR", "device.cc_major", S::fact, H::u32, "", "api", kSupportedCcMajor, "compute capability, major"},
     Quantity{"CC_MINOR", "device.cc_minor", S::fact, H::u32, "", "api", {0, 9}, "compute capability, minor"},
-    Quantity{"SM_CLOCK_MAX_KHZ", "device.sm_clock_max_khz", S::estimate, H::u32, "kHz", "api", {1, 1e8}, "SM clock, maximum"},
-    Quantity{"SM_CLOCK_KHZ", "device.sm_clock_khz", S::estimate, H::u32, "kHz", "warm-up", {1, 1e8}, "SM clock during the probe"},
-    Quantity{"MAX_THREADS_PER_SM", "sm.max_threads", S::estimate, H::u32, "threads", "api", {1, 65536}, "threads per SM, at most"},
-    Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, "blocks", "api", {1, 1024}, "resident blocks per SM, at most"},
-    Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, "registers", "api", {1, 1e7}, "32-bit registers per SM"},
+    Quantity{"SM_CLOCK_MAX_KHZ", "device.sm_clock_max_khz", S::estimate, H::u32, "kHz", "api", kClockKhz, "SM clock, maximum"},
+    Quantity{"SM_CLOCK_KHZ", "device.sm_clock_khz", S::estimate, H::u32, "kHz", "warm-up", kClockKhz, "SM clock during the probe"},
+    Quantity{"MAX_THREADS_PER_SM", "sm.max_threads", S::estimate, H::u32, "threads", "api", kThreadsPerSm, "threads per SM, at most"},
+    Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, "blocks", "api", kBlocksPerSm, "resident blocks per SM, at most"},
+    Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, "registers", "api", kRegistersPerSm, "32-bit registers per SM"},
     // --- L1 data (ld.global.ca) ----------------------------------------------------------------
-    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at)"},
-    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kBytes, "L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks)"},
-    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kBytes, "L1 data, max-shared carveout (the probe's kernel, 32-thread blocks)"},
+    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kL1Bytes, "L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at)"},
+    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kL1Bytes, "L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks)"},
+    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kL1Bytes, "L1 data, max-shared carveout (the probe's kernel, 32-thread blocks)"},
     Quantity{"L1_LINE_BYTES", "caches.l1.line_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 line"},
     Quantity{"L1_SECTOR_BYTES", "caches.l1.sector_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 fetch granularity"},
     Quantity{"L1_LATENCY_CYCLES", "caches.l1.latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 hit latency"},
@@ -99,14 +139,14 @@ inline constexpr std::array kQuantities{
     Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, "ways", "-", {1, 1e6}, "L1 ways", "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)"},
     Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
     // --- texture (tex1Dfetch) and read-only (ld.global.nc) paths, max-L1 carveout ---------------
-    Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kBytes, "texture, max-L1 carveout"},
+    Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kL1Bytes, "texture, max-L1 carveout"},
     Quantity{"TEXTURE_LINE_BYTES", "caches.texture.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture line"},
     Quantity{"TEXTURE_SECTOR_BYTES", "caches.texture.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture fetch granularity"},
     Quantity{"TEXTURE_LATENCY_CYCLES", "caches.texture.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture hit latency"},
     Quantity{"TEXTURE_MISS_LATENCY_CYCLES", "caches.texture.miss_latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture miss served by near L2"},
     Quantity{"TEXTURE_MISS_PENALTY_CYCLES", "caches.texture.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "texture miss penalty (to L2)"},
     Quantity{"TEXTURE_PER_SM", "caches.texture.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "texture instances per SM"},
-    Quantity{"READONLY_SIZE_BYTES", "caches.readonly.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kBytes, "read-only, max-L1 carveout"},
+    Quantity{"READONLY_SIZE_BYTES", "caches.readonly.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kL1Bytes, "read-only, max-L1 carveout"},
     Quantity{"READONLY_LINE_BYTES", "caches.readonly.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only line"},
     Quantity{"READONLY_SECTOR_BYTES", "caches.readonly.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only fetch granularity"},
     Quantity{"READONLY_LATENCY_CYCLES", "caches.readonly.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "read-only hit latency"},
@@ -114,7 +154,7 @@ inline constexpr std::array kQuantities{
     Quantity{"READONLY_MISS_PENALTY_CYCLES", "caches.readonly.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "read-only miss penalty (to L2)"},
     Quantity{"READONLY_PER_SM", "caches.readonly.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "read-only instances per SM"},
     // --- constant caches (ld.const) ---------------------------------------------------------------
-    Quantity{"CONSTANT_SIZE_BYTES", "caches.constant.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "constant memory"},
+    Quantity{"CONSTANT_SIZE_BYTES", "caches.constant.size_bytes", S::estimate, H::u64, "bytes", "api", kConstantBytes, "constant memory"},
     Quantity{"CONSTANT_L1_SIZE_BYTES", "caches.constant_l1.size_bytes", S::estimate, H::u64, "bytes", "constant caches", kBytes, "constant L1"},
     Quantity{"CONSTANT_L1_LINE_BYTES", "caches.constant_l1.line_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 line"},
     Quantity{"CONSTANT_L1_SECTOR_BYTES", "caches.constant_l1.sector_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 fetch granularity"},
@@ -127,18 +167,18 @@ inline constexpr std::array kQuantities{
     Quantity{"CONSTANT_L15_MISS_LATENCY_CYCLES", "caches.constant_l15.miss_latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss (first touch) latency"},
     Quantity{"CONSTANT_L15_MISS_PENALTY_CYCLES", "caches.constant_l15.miss_penalty_cycles", S::estimate, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss penalty (to L2)"},
     // --- shared memory ----------------------------------------------------------------------------
-    Quantity{"SHARED_SIZE_PER_SM_BYTES", "caches.shared.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "shared memory per SM"},
-    Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "shared memory per block (opt-in)"},
-    Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, "bytes", "api", {0, 65536}, "shared memory the driver reserves per block"},
+    Quantity{"SHARED_SIZE_PER_SM_BYTES", "caches.shared.size_bytes", S::estimate, H::u64, "bytes", "api", kSharedBytes, "shared memory per SM"},
+    Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, "bytes", "api", kSharedBytes, "shared memory per block (opt-in)"},
+    Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, "bytes", "api", kReservedSharedBytes, "shared memory the driver reserves per block"},
     Quantity{"SHARED_LATENCY_CYCLES", "caches.shared.latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "shared memory load latency"},
-    Quantity{"SHARED_BANKS", "caches.shared.banks", S::estimate, H::u32, "banks", "shared banks", {1, 1024, true}, "shared memory banks"},
-    Quantity{"SHARED_BANK_BYTES", "caches.shared.bank_bytes", S::estimate, H::u32, "bytes", "shared banks", {1, 1024, true}, "shared memory bank width"},
+    Quantity{"SHARED_BANKS", "caches.shared.banks", S::estimate, H::u32, "banks", "shared banks", kSharedBanks, "shared memory banks"},
+    Quantity{"SHARED_BANK_BYTES", "caches.shared.bank_bytes", S::estimate, H::u32, "bytes", "shared banks", kSharedBankBytes, "shared memory bank width"},
     Quantity{"SHARED_CONFLICT_LATENCY_CYCLES", "caches.shared.conflict_latency_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "latency added per extra way of a bank conflict"},
     Quantity{"SHARED_CONFLICT_ISSUE_CYCLES", "caches.shared.conflict_issue_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "issue cycles added per extra way of a bank conflict"},
     Quantity{"SHARED_BANDWIDTH_BYTES_PER_S", "caches.shared.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "shared memory load bandwidth, all SMs"},
     // --- L2 and DRAM --------------------------------------------------------------------------------
-    Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "L2 total"},
-    Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, "bytes", "api", {0, kMaxExactU64}, "L2 set-aside for persisting accesses, at most"},
+    Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, "bytes", "api", kL2Bytes, "L2 total"},
+    Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, "bytes", "api", {0, kL2Bytes.max}, "L2 set-aside for persisting accesses, at most"},
     Quantity{"L2_NEAR_SIZE_BYTES", "caches.l2.near_size_bytes", S::estimate, H::u64, "bytes", "l2 size", kBytes, "L2 an SM reuses at near latency"},
     Quantity{"L2_LINE_BYTES", "caches.l2.line_bytes", S::estimate, H::u32, "bytes", "l2 line", kLine, "L2 line"},
     Quantity{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", S::estimate, H::u32, "bytes", "latencies", kLine, "L2 fetch granularity from DRAM"},
@@ -146,11 +186,11 @@ inline constexpr std::array kQuantities{
     Quantity{"L2_FAR_LATENCY_CYCLES", "caches.l2.far_latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "L2 far hit latency"},
     Quantity{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", S::estimate, H::u32, "cycles", "hierarchy curve", kCycles, "L2 near miss penalty (to DRAM)"},
     Quantity{"L2_BANDWIDTH_BYTES_PER_S", "caches.l2.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L2 read bandwidth, all SMs"},
-    Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, "bytes", "api", kBytes, "device memory"},
+    Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, "bytes", "api", kDeviceMemoryBytes, "device memory"},
     Quantity{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "DRAM load latency"},
     Quantity{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "DRAM read bandwidth, all SMs"},
     // --- distributed shared memory (thread block clusters, cc >= 9.0) ------------------------------
-    Quantity{"CLUSTER_MAX_BLOCKS", "cluster.max_blocks", S::estimate, H::u32, "blocks", "dsmem", {1, 1024}, "blocks per cluster, at most (non-portable sizes allowed)"},
+    Quantity{"CLUSTER_MAX_BLOCKS", "cluster.max_blocks", S::estimate, H::u32, "blocks", "dsmem", kClusterBlocks, "blocks per cluster, at most (non-portable sizes allowed)"},
     Quantity{"DSMEM_LATENCY_CYCLES", "cluster.remote_latency_cycles", S::latency, H::u32, "cycles", "dsmem", kCycles, "load latency from another block's shared memory"},
     Quantity{"DSMEM_BANDWIDTH_BYTES_PER_S", "cluster.remote_bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "dsmem", kBandwidth, "remote shared memory read bandwidth, all SMs"},
     // --- address translation of cudaMalloc memory -----------------------------------------------------
@@ -225,6 +265,24 @@ inline constexpr std::array kRelations{
     Relation{"SHARED_LATENCY_CYCLES", "DSMEM_LATENCY_CYCLES", true, "another SM's shared memory is farther than the own"},
     Relation{"DSMEM_BANDWIDTH_BYTES_PER_S", "SHARED_BANDWIDTH_BYTES_PER_S", true, "remote reads cross the SM-to-SM network"},
     Relation{"TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", false, "the reach is entries times coverage"},
+    // What no GPU of cc 5.0-12.x does: a level nearer the SM is faster than one farther out,
+    // a miss waits longer than a hit, and the clock stays within what the API reports.
+    Relation{"L1_SIZE_BYTES", "L2_NEAR_SIZE_BYTES", true, "L1 is smaller than the near part of L2"},
+    Relation{"DRAM_BANDWIDTH_BYTES_PER_S", "L1_BANDWIDTH_BYTES_PER_S", true, "L1 hits are read faster than DRAM"},
+    Relation{"DRAM_BANDWIDTH_BYTES_PER_S", "SHARED_BANDWIDTH_BYTES_PER_S", true, "shared memory is read faster than DRAM"},
+    Relation{"L1_LATENCY_CYCLES", "DRAM_LATENCY_CYCLES", true, "an L1 hit is faster than DRAM"},
+    Relation{"L1_LATENCY_CYCLES", "L1_MISS_LATENCY_CYCLES", true, "a miss waits for the next level"},
+    Relation{"TEXTURE_LATENCY_CYCLES", "TEXTURE_MISS_LATENCY_CYCLES", true, "a miss waits for the next level"},
+    Relation{"READONLY_LATENCY_CYCLES", "READONLY_MISS_LATENCY_CYCLES", true, "a miss waits for the next level"},
+    Relation{"CONSTANT_L1_LATENCY_CYCLES", "CONSTANT_L15_LATENCY_CYCLES", true, "the constant L1 sits in front of the L1.5"},
+    Relation{"CONSTANT_L15_LATENCY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", true, "a miss waits for the next level"},
+    Relation{"L1_MISS_PENALTY_CYCLES", "L1_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
+    Relation{"TEXTURE_MISS_PENALTY_CYCLES", "TEXTURE_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
+    Relation{"READONLY_MISS_PENALTY_CYCLES", "READONLY_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
+    Relation{"CONSTANT_L1_MISS_PENALTY_CYCLES", "CONSTANT_L15_LATENCY_CYCLES", true, "the penalty is part of the L1.5 latency"},
+    Relation{"CONSTANT_L15_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
+    Relation{"L2_MISS_PENALTY_CYCLES", "DRAM_LATENCY_CYCLES", true, "the penalty is part of the DRAM latency"},
+    Relation{"SM_CLOCK_KHZ", "SM_CLOCK_MAX_KHZ", false, "the SM clock stays at or below the maximum the CUDA runtime reports"},
 };
 // clang-format on
 
@@ -236,6 +294,43 @@ consteval bool relations_name_quantities() {
     return true;
 }
 static_assert(relations_name_quantities(), "a relation names a quantity that is not in kQuantities");
+
+// `product` = `factor` x `other_factor`, whenever all three are known and none is a lower bound.
+struct Product {
+    std::string_view product;
+    std::string_view factor;
+    std::string_view other_factor;
+    std::string_view why;
+};
+inline constexpr std::array kProducts{
+    Product{"TLB_REACH_BYTES", "TLB_ENTRIES", "TLB_COVERAGE_BYTES", "the reach is entries times coverage"},
+};
+
+// A quantity that only devices of at least compute capability `major`.`minor` have:
+// on an older one it must be unmeasured.
+struct NeedsComputeCapability {
+    std::string_view name;
+    int major, minor;
+    std::string_view what;
+};
+// Thread block clusters and distributed shared memory came with cc 9.0 (CUDA C++
+// Programming Guide, "Thread Block Clusters").
+inline constexpr std::array kNeedsComputeCapability{
+    NeedsComputeCapability{"CLUSTER_MAX_BLOCKS", 9, 0, "thread block clusters"},
+    NeedsComputeCapability{"DSMEM_LATENCY_CYCLES", 9, 0, "distributed shared memory"},
+    NeedsComputeCapability{"DSMEM_BANDWIDTH_BYTES_PER_S", 9, 0, "distributed shared memory"},
+};
+
+consteval bool rules_name_quantities() {
+    for (const auto& p : kProducts)
+        if (find(p.product) == kQuantities.size() || find(p.factor) == kQuantities.size() ||
+            find(p.other_factor) == kQuantities.size())
+            return false;
+    for (const auto& n : kNeedsComputeCapability)
+        if (find(n.name) == kQuantities.size()) return false;
+    return true;
+}
+static_assert(rules_name_quantities(), "a product or a compute-capability rule names a quantity that is not in kQuantities");
 
 consteval bool names_and_paths_are_unique() {
     for (std::size_t i = 0; i < kQuantities.size(); ++i)

@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include "text.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -57,9 +59,7 @@ Json& Json::path_to(std::string_view dotted) {
 
 std::string excerpt(const Json* value) {
     if (!value) return "absent";
-    auto text = value->dump(-1);
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
+    return printable(value->dump(-1), 57);
 }
 
 std::string format_number(double value) {
@@ -146,18 +146,52 @@ private:
         if (consume("false")) return Json(false);
         if (consume("null")) return Json(nullptr);
         if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
-        fail(std::string("unexpected character '") + c + "'");
+        const std::size_t length = std::max<std::size_t>(decode_utf8(text_.substr(pos_)).length, 1);
+        fail("unexpected character '" + printable(text_.substr(pos_, length)) + "'");
     }
+    // The JSON grammar (RFC 8259, section 6): -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    // from_chars alone would take "0132", "132." and "-.0"; a number the grammar
+    // allows but a double cannot hold (1e400, 400 digits) is out of range, not malformed.
     Json parse_number() {
         const std::size_t start = pos_;
-        while (pos_ < text_.size() && std::string_view("+-0123456789.eE").find(text_[pos_]) != std::string_view::npos)
+        const auto digit = [&] { return pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9'; };
+        const auto digits = [&] {
+            const std::size_t first = pos_;
+            while (digit()) ++pos_;
+            return pos_ > first;
+        };
+        const auto malformed = [&](const char* what) {
+            std::size_t end = pos_;
+            while (end < text_.size() && std::string_view("+-0123456789.eE").find(text_[end]) != std::string_view::npos)
+                ++end;
+            const std::string number(text_.substr(start, end - start));
+            pos_ = start;
+            fail("malformed number '" + printable(number, 40) + "': " + what);
+        };
+        if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+        if (pos_ < text_.size() && text_[pos_] == '0') {
             ++pos_;
+            if (digit()) malformed("no leading zeros");
+        } else if (!digits()) {
+            malformed("expected a digit");
+        }
+        if (pos_ < text_.size() && text_[pos_] == '.') {
+            ++pos_;
+            if (!digits()) malformed("expected a digit after the decimal point");
+        }
+        if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+            ++pos_;
+            if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+            if (!digits()) malformed("expected a digit in the exponent");
+        }
         double value = 0;
         const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
-        if (ec != std::errc{} || end != text_.data() + pos_) {
+        if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
+            const std::string number(text_.substr(start, pos_ - start));
             pos_ = start;
-            fail("malformed number");
+            fail("number out of range: " + printable(number, 40) + " (a double holds about 1e-308 to 1.8e308)");
         }
+        if (ec != std::errc{} || end != text_.data() + pos_) malformed("not a number");
         return Json(value);
     }
     std::string parse_string() {
@@ -168,6 +202,17 @@ private:
             const char c = text_[pos_++];
             if (c == '"') return out;
             if (static_cast<unsigned char>(c) < 0x20) fail("control character inside a string");
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                const auto character = decode_utf8(text_.substr(pos_ - 1));
+                if (character.length == 0) {
+                    --pos_;
+                    fail("invalid UTF-8 in a string (byte " + printable(text_.substr(pos_, 1)) +
+                         "): overlong, a surrogate, above U+10FFFF or truncated");
+                }
+                out.append(text_.substr(pos_ - 1, character.length));
+                pos_ += character.length - 1;
+                continue;
+            }
             if (c != '\\') {
                 out += c;
                 continue;
@@ -184,26 +229,32 @@ private:
                 case 'r': out += '\r'; break;
                 case 't': out += '\t'; break;
                 case 'u': {
-                    if (pos_ + 4 > text_.size()) fail("short \\u escape");
-                    unsigned code = 0;
-                    const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16);
-                    if (ec != std::errc{} || end != text_.data() + pos_ + 4) fail("bad \\u escape");
-                    pos_ += 4;
-                    if (code < 0x80) {
-                        out += char(code);
-                    } else if (code < 0x800) {
-                        out += char(0xc0 | (code >> 6));
-                        out += char(0x80 | (code & 0x3f));
-                    } else {
-                        out += char(0xe0 | (code >> 12));
-                        out += char(0x80 | ((code >> 6) & 0x3f));
-                        out += char(0x80 | (code & 0x3f));
+                    // A UTF-16 surrogate pair is one code point, written as the 4 bytes of its
+                    // UTF-8 (not 6 of CESU-8); a lone surrogate is no character at all.
+                    char32_t code = hex4();
+                    if (code >= 0xdc00 && code <= 0xdfff) fail("lone low surrogate in a \\u escape");
+                    if (code >= 0xd800 && code <= 0xdbff) {
+                        if (text_.substr(pos_, 2) != "\\u") fail("high surrogate \\u escape without its low half");
+                        pos_ += 2;
+                        const char32_t low = hex4();
+                        if (low < 0xdc00 || low > 0xdfff) fail("high surrogate \\u escape without its low half");
+                        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
                     }
+                    append_utf8(out, code);
                     break;
                 }
-                default: fail(std::string("unknown escape '\\") + e + "'");
+                default: fail("unknown escape '\\" + printable(std::string_view(&e, 1)) + "'");
             }
         }
+    }
+    // The four hexadecimal digits of a \u escape.
+    char32_t hex4() {
+        if (pos_ + 4 > text_.size()) fail("short \\u escape");
+        unsigned code = 0;
+        const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16);
+        if (ec != std::errc{} || end != text_.data() + pos_ + 4) fail("bad \\u escape");
+        pos_ += 4;
+        return code;
     }
     Json parse_array(int depth) {
         ++pos_;
@@ -226,10 +277,15 @@ private:
         while (true) {
             skip_space();
             if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a quoted key");
+            const std::size_t key_start = pos_;
             std::string key = parse_string();
-            if (!keys.insert(key).second) fail("duplicate key \"" + key + "\"");
+            if (key.size() > kMaxKeyBytes) {
+                pos_ = key_start;
+                fail("key of " + std::to_string(key.size()) + " bytes, longer than " + std::to_string(kMaxKeyBytes));
+            }
+            if (!keys.insert(key).second) fail("duplicate key \"" + printable(key) + "\"");
             skip_space();
-            if (!consume(":")) fail("expected ':' after key \"" + key + "\"");
+            if (!consume(":")) fail("expected ':' after key \"" + printable(key) + "\"");
             Json value = parse_value(depth + 1);
             members.emplace_back(std::move(key), std::move(value));
             skip_space();

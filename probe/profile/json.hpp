@@ -14,6 +14,10 @@
 
 namespace gpu_topology::profile {
 
+// Keys longer than this are refused while parsing (a profile's keys are short
+// names; docs/profile-schema.md promises the bound for every string).
+inline constexpr std::size_t kMaxKeyBytes = 4096;
+
 class JsonError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -54,6 +58,7 @@ public:
     const Array& as_array() const { return std::get<Array>(value_); }
     const Object& as_object() const { return std::get<Object>(value_); }
     Array& as_array() { return std::get<Array>(value_); }
+    Object& as_object() { return std::get<Object>(value_); }
 
     // Object access: find returns nullptr when absent; operator[] inserts.
     const Json* find(std::string_view key) const;
@@ -67,7 +72,10 @@ public:
     // `indent` < 0: compact. Numbers that are whole print without a fraction.
     std::string dump(int indent = 2) const;
     // Throws JsonError "<source>:<line>:<column>: <what>". A leading UTF-8 byte
-    // order mark is skipped. Linear in the size of the text.
+    // order mark is skipped. Linear in the size of the text. Strict: RFC 8259
+    // numbers only (no "0132", "132.", "-.0"; 1e400 is out of range), strings of
+    // well-formed UTF-8 whose \u surrogate pairs decode to one code point,
+    // keys of at most kMaxKeyBytes; what an error quotes is escaped (text.hpp).
     static Json parse(std::string_view text, std::string_view source = "<json>");
 
 private:
@@ -77,7 +85,8 @@ private:
 
 std::string format_number(double value);
 
-// A value as an error message quotes it: compact JSON cut to 60 characters, or "absent".
+// A value as an error message quotes it: compact JSON cut to about 60 bytes,
+// control characters escaped (profile::printable), or "absent".
 std::string excerpt(const Json* value);
 
 }  // namespace gpu_topology::profile

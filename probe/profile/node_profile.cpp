@@ -69,8 +69,8 @@ public:
     void text(const Json& object, const std::string& path, const char* key, bool non_empty) {
         const Json* s = field(object, path, key, "string");
         if (!s) return;
-        if (!is_safe_text(s->as_string()) || s->as_string().size() > 4096)
-            fail(path + "." + key, "must be text without control characters, at most 4096 bytes", s);
+        if (!is_safe_text(s->as_string()) || s->as_string().size() > kMaxTextBytes)
+            fail(path + "." + key, "must be text without control characters, at most " + std::to_string(kMaxTextBytes) + " bytes", s);
         else if (non_empty && s->as_string().empty())
             fail(path + "." + key, "must not be empty", s);
     }
@@ -169,6 +169,22 @@ public:
             route(list[i], at);
             for (const auto& q : kLinkQuantities) value(list[i], at, q);
         }
+        missing_links(*links, pairs, device_count);
+    }
+    // One link per ordered pair (docs/profile-schema.md): n devices have n(n-1),
+    // both directions of every pair, which the header and the picture index by.
+    void missing_links(const Json& links, const std::set<std::pair<int, int>>& pairs, std::size_t device_count) {
+        std::string missing;
+        std::size_t count = 0;
+        for (std::size_t a = 0; a < device_count; ++a)
+            for (std::size_t b = 0; b < device_count; ++b)
+                if (a != b && !pairs.count({int(a), int(b)}) && ++count <= 8)
+                    missing += (missing.empty() ? "" : ", ") + std::to_string(a) + " -> " + std::to_string(b);
+        if (count)
+            fail("links", "a node of " + std::to_string(device_count) + " devices has a link for each of the " +
+                              std::to_string(device_count * (device_count - 1)) + " ordered pairs; " +
+                              std::to_string(count) + " missing: " + missing + (count > 8 ? ", ..." : ""),
+                 &links);
     }
 };
 
@@ -197,11 +213,9 @@ Json load_any_profile(const std::filesystem::path& file) {
     return load_any_profile_text(read_profile_bytes(file), file.string());
 }
 
-// Profile text is at most 4096 bytes a string (validate): a reason joined from many devices is cut to fit.
-std::string fitted(std::string text) {
-    if (text.size() > 4000) text = text.substr(0, 3990) + " ...";
-    return text;
-}
+// Profile text is at most kMaxTextBytes a string (validate): a reason joined
+// from many devices is cut to fit, on a character boundary, and marked.
+std::string fitted(const std::string& text) { return clip(text, kMaxTextBytes - 6, " [...]"); }
 
 NodeFacts node_facts(const Json& document) {
     NodeFacts result;

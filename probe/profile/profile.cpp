@@ -1,13 +1,12 @@
 #include "profile.hpp"
 
 #include "../model/topology.hpp"
+#include "input_file.hpp"
+#include "physical.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <system_error>
 
 namespace gpu_topology::profile {
 
@@ -47,24 +46,6 @@ Value read_quantity(const Json& profile, std::string_view name) {
     const auto i = model::find(name);
     if (i == kQuantities.size()) throw std::out_of_range("no quantity named " + std::string(name));
     return read_quantity(profile, kQuantities[i]);
-}
-
-bool is_safe_text(std::string_view text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f) return false;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        // A UTF-8 sequence: its length from the lead byte, then continuation bytes only.
-        const std::size_t length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        if (length == 0 || i + length > text.size()) return false;
-        for (std::size_t k = 1; k < length; ++k)
-            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
-        i += length;
-    }
-    return true;
 }
 
 namespace {
@@ -107,15 +88,17 @@ public:
         if (node.is_string()) {
             if (!is_safe_text(node.as_string()))
                 fail(path, "control characters or invalid UTF-8 are not allowed in profile text", &node);
-            else if (node.as_string().size() > 4096)
-                fail(path, "text longer than 4096 bytes", &node);
+            else if (node.as_string().size() > kMaxTextBytes)
+                fail(path, "text longer than " + std::to_string(kMaxTextBytes) + " bytes", &node);
         } else if (node.is_array()) {
             for (std::size_t i = 0; i < node.as_array().size(); ++i)
                 strings(node.as_array()[i], path + "[" + std::to_string(i) + "]");
         } else if (node.is_object()) {
             for (const auto& [key, value] : node.as_object()) {
-                const std::string at = path.empty() ? key : path + "." + key;
+                // Keys are quoted escaped: a key is input, and an error message goes to a terminal.
+                const std::string at = (path.empty() ? "" : path + ".") + printable(key);
                 if (!is_safe_text(key)) fail(at, "control characters or invalid UTF-8 in a key", nullptr);
+                else if (key.size() > kMaxKeyBytes) fail(at, "key longer than " + std::to_string(kMaxKeyBytes) + " bytes", nullptr);
                 strings(value, at);
             }
         }
@@ -159,6 +142,7 @@ public:
             latency(p, *node, q);
         } else {
             number(p + ".value", node->find("value"), q);
+            spread(p, *node);
         }
         if (s != "api") {
             string_field(p + ".method");
@@ -174,6 +158,19 @@ public:
         if (const Json* doubt = node->find("doubt"); doubt && (!doubt->is_string() || doubt->as_string().empty()))
             fail(p + ".doubt", "expected the reason the value is not vouched for", doubt);
     }
+    // The repeats a value is the median of: the value lies within them.
+    void spread(const std::string& p, const Json& node) {
+        const Json* spread = node.find("spread");
+        if (!spread) return;
+        if (!spread->is_object()) return fail(p + ".spread", "expected object", spread);
+        const Json* lo = spread->find("min");
+        const Json* hi = spread->find("max");
+        const Json* value = node.find("value");
+        whole(p + ".spread.repeats", spread->find("repeats"), 1, 1e6);
+        if (!lo || !hi || !lo->is_number() || !hi->is_number() || !value || !value->is_number() ||
+            !(lo->as_number() <= value->as_number() && value->as_number() <= hi->as_number()))
+            fail(p + ".spread", "expected min <= value <= max, the range of the repeats", spread);
+    }
     void latency(const std::string& p, const Json& node, const Quantity& q) {
         number(p + ".p50", node.find("p50"), q);
         for (const char* f : {"p05", "mean", "p95"}) {
@@ -181,6 +178,8 @@ public:
             if (!n || !n->is_number() || !(n->as_number() >= 0 && n->as_number() <= q.rule.max))
                 fail(p + "." + f, "expected a number in [0, " + format_number(q.rule.max) + "]", n);
         }
+        if (const Json* ns = node.find("p50_ns"); ns && (!ns->is_number() || !(ns->as_number() >= 0)))
+            fail(p + ".p50_ns", "expected nanoseconds, a number of at least 0", ns);
         const Json* samples = node.find("samples");
         if (!samples || !samples->is_number() || !is_integer(samples->as_number()) || samples->as_number() < 1)
             fail(p + ".samples", "expected a whole number of samples, at least 1", samples);
@@ -191,19 +190,6 @@ public:
             !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
             errors.push_back(p + ": percentiles out of order (p05 " + excerpt(p05) + ", p50 " + excerpt(p50) + ", p95 " +
                              excerpt(p95) + ")");
-    }
-    void relations() {
-        for (const auto& r : model::kRelations) {
-            const auto& small = kQuantities[model::find(r.smaller)];
-            const auto& large = kQuantities[model::find(r.larger)];
-            const Value a = read_quantity(root_, small), b = read_quantity(root_, large);
-            if (!a.value || !b.value || b.lower_bound) continue;  // unknown, or the larger may be larger still
-            const bool holds = r.strict ? *a.value < *b.value : *a.value <= *b.value;
-            if (!holds)
-                errors.push_back(std::string(small.path) + ": " + format_number(*a.value) + " must be " +
-                                 (r.strict ? "less than" : "at most") + " " + std::string(large.path) + " (" +
-                                 format_number(*b.value) + "): " + std::string(r.why));
-        }
     }
     void carveouts() {
         const Json* rows = root_.at_path("caches.l1.carveouts");
@@ -243,10 +229,26 @@ public:
             fail(at + ".shared_bytes_per_block", "a kernel declares shared memory unless its kernel_shared is \"none\"",
                  bytes);
     }
-    void reference_work() {
+    // Whether the GPU was the probe's alone: the header's and the configure's
+    // warnings rest on `quiet`, so it must be a boolean ("no" is no answer).
+    void conditions() {
+        if (!require("conditions", "object")) return;
+        require("conditions.quiet", "boolean");
+        require("conditions.monitor", "string");
+        if (const Json* events = require("conditions.events", "array"))
+            for (std::size_t i = 0; i < events->as_array().size(); ++i)
+                if (!events->as_array()[i].is_string())
+                    fail("conditions.events[" + std::to_string(i) + "]", "expected string", &events->as_array()[i]);
+        whole("conditions.retries", root_.at_path("conditions.retries"), 0, 1000);
         const Json* seconds = root_.at_path("conditions.reference_work_seconds");
         if (seconds && (!seconds->is_number() || !(seconds->as_number() > 0 && seconds->as_number() <= 60)))
             fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
+    }
+    // A profile is what the probe measured; "stored:<file>" is what CMake says of
+    // one it did not measure here (render --source), never the profile's own claim.
+    void source() {
+        if (const Json* s = require("source", "string"); s && s->as_string() != "measured")
+            fail("source", "expected \"measured\" (a stored profile is named stored:<file> by the configure that uses it)", s);
     }
     // The hierarchy curve: [footprint, p50 cycles] pairs in ascending footprint,
     // and [last before, first after] footprint pairs of its change points.
@@ -299,16 +301,16 @@ std::vector<std::string> validate(const Json& profile) {
     if (!check.errors.empty()) return check.errors;  // nothing else is meaningful in another schema
 
     check.strings(profile, "");
-    check.string_field("source");
+    check.source();
     check.string_field("probe.version");
     check.string_field("device.name");
     check.string_field("device.uuid");
     for (const auto& q : kQuantities) check.quantity(q);
     check.carveouts();
     check.curve();
-    check.reference_work();
-    if (check.errors.empty()) check.relations();  // relations between values that are each valid
-    return check.errors;
+    check.conditions();
+    if (!check.errors.empty()) return check.errors;
+    return physical_errors(profile);  // between values that are each valid
 }
 
 RowKernel kernel_of(const Json& row) {
@@ -344,21 +346,11 @@ Json load_profile_text(std::string_view text, const std::string& source) {
 }
 
 std::string read_profile_bytes(const std::filesystem::path& file) {
-    std::error_code error;
-    const auto status = std::filesystem::status(file, error);
-    if (error || !std::filesystem::exists(status)) throw ProfileError(file.string() + ": cannot open profile: no such file");
-    if (!std::filesystem::is_regular_file(status)) throw ProfileError(file.string() + ": not a regular file");
-    const auto size = std::filesystem::file_size(file, error);
-    if (error) throw ProfileError(file.string() + ": cannot read profile: " + error.message());
-    if (size > kMaxProfileBytes)
-        throw ProfileError(file.string() + ": " + std::to_string(size) + " bytes is larger than a profile can be (" +
-                           std::to_string(kMaxProfileBytes) + ")");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw ProfileError(file.string() + ": cannot open profile");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
+    try {
+        return read_input_file(file, kMaxProfileBytes, "profile");
+    } catch (const InputFileError& e) {
+        throw ProfileError(e.what());
+    }
 }
 
 Json load_profile(const std::filesystem::path& file) {

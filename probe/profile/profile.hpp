@@ -6,6 +6,7 @@
 // turn data into code, before anything is rendered.
 #include "../model/quantities.hpp"
 #include "json.hpp"
+#include "text.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +19,9 @@ namespace gpu_topology::profile {
 
 // Profiles larger than this are refused before they are read.
 inline constexpr std::uintmax_t kMaxProfileBytes = 16u << 20;
+// Every string of a profile, keys included, holds at most this many bytes.
+inline constexpr std::size_t kMaxTextBytes = 4096;
+static_assert(kMaxTextBytes == kMaxKeyBytes, "docs/profile-schema.md gives one bound for keys and text");
 // The hierarchy curve keeps at most this many points (a probe writes about 100).
 inline constexpr std::size_t kMaxCurvePoints = 4096;
 // Shared memory one block may declare, at most, on any GPU CUDA supports (228 KiB
@@ -65,9 +69,5 @@ std::string read_profile_bytes(const std::filesystem::path& file);
 
 // FNV-1a 64 of the exact bytes, as "fnv1a64:0123456789abcdef".
 std::string content_hash(std::string_view bytes);
-
-// True when `text` is valid UTF-8 without control characters: safe to place,
-// escaped, in a C++ string literal or a CMake argument.
-bool is_safe_text(std::string_view text);
 
 }  // namespace gpu_topology::profile

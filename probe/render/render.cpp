@@ -19,6 +19,10 @@ using model::kQuantities;
 using model::Quantity;
 using profile::Json;
 
+// How much of a reason or a doubt a table line shows, and how a cut is marked.
+constexpr std::size_t kTableTextBytes = 480;
+constexpr std::string_view kCutMarker = " [...]";
+
 std::string string_at(const Json& root, std::string_view path) {
     const Json* node = root.at_path(path);
     return node && node->is_string() ? node->as_string() : std::string{};
@@ -221,19 +225,29 @@ std::string human(double value, std::string_view unit) {
     return text;
 }
 
+// `text` followed by spaces up to `width` characters (not bytes: a label may hold UTF-8).
+std::string padded(std::string text, std::size_t width) {
+    std::size_t characters = 0;
+    for (const char c : text) characters += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+    if (characters < width) text.append(width - characters, ' ');
+    return text;
+}
+
+// One line of the table. A reason or a doubt may hold 4096 bytes: each is cut
+// at a character boundary and marked, so a line stays a line (no glued
+// neighbour) and stays UTF-8 (the CMake summary quotes it).
 std::string table_line(const Json& root, const Quantity& q) {
     const auto v = profile::read_quantity(root, q);
-    std::string value = v.value ? human(*v.value, q.unit) : "not measured (" + v.reason + ")";
+    const auto cut = [](const std::string& text) { return profile::clip(text, kTableTextBytes, kCutMarker); };
+    std::string value = v.value ? human(*v.value, q.unit) : "not measured (" + cut(v.reason) + ")";
     if (v.lower_bound) value = "at least " + value;
     if (v.value && q.shape == model::Shape::latency) {
         const Json* ns = root.at_path(std::string(q.path) + ".p50_ns");
         if (ns && ns->is_number()) value += " (" + integer(ns->as_number()) + " ns)";
     }
     std::string origin = v.value ? v.source : "";
-    if (!v.doubt.empty()) origin += ", NOT VOUCHED FOR: " + v.doubt;
-    char line[1024];
-    std::snprintf(line, sizeof line, "  %-44s %-22s %s\n", std::string(q.label).c_str(), value.c_str(), origin.c_str());
-    return line;
+    if (!v.doubt.empty()) origin += ", NOT VOUCHED FOR: " + cut(v.doubt);
+    return "  " + padded(std::string(q.label), 44) + " " + padded(value, 22) + " " + origin + "\n";
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ std::string render_header(const profile::Json& profile, const RenderContext& con
                           std::string_view header_template);
 std::string render_cmake(const profile::Json& profile, const RenderContext& context);
 // `full`: every quantity, one line each; otherwise the identity, the headline
-// sizes and whatever the probe does not vouch for.
+// sizes and whatever the probe does not vouch for. A reason or a doubt longer
+// than a line shows is cut on a character boundary and ends in " [...]".
 std::string render_table(const profile::Json& profile, const RenderContext& context, bool full = true);
 // docs/quantities.md: the list as a Markdown table (no profile needed).
 std::string render_quantity_docs();

@@ -62,25 +62,10 @@ std::string format_cycles(double cycles) { return fixed(cycles, 1) + " cyc"; }
 // --- text -------------------------------------------------------------------------
 
 // Length of the UTF-8 sequence at the start of `text` that XML accepts as one
-// character; 0 when it is invalid (bad continuation, overlong, surrogate, U+FFFE/F).
+// character; 0 when it is invalid (ill-formed UTF-8, or U+FFFE/F).
 std::size_t xml_char_length(std::string_view text) {
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(0);
-    const std::size_t length = lead >= 0xf0 && lead < 0xf5   ? 4
-                               : lead >= 0xe0 && lead < 0xf0 ? 3
-                               : lead >= 0xc2 && lead < 0xe0 ? 2
-                                                             : 0;
-    if (length == 0 || length > text.size()) return 0;
-    char32_t code = lead & (0xff >> (length + 1));
-    for (std::size_t k = 1; k < length; ++k) {
-        if ((byte(k) & 0xc0) != 0x80) return 0;
-        code = (code << 6) | (byte(k) & 0x3f);
-    }
-    const bool in_range = length == 2   ? code >= 0x80
-                          : length == 3 ? code >= 0x800
-                                        : code >= 0x10000 && code <= 0x10ffff;
-    const bool forbidden = (code >= 0xd800 && code <= 0xdfff) || code == 0xfffe || code == 0xffff;
-    return in_range && !forbidden ? length : 0;
+    const auto c = profile::decode_utf8(text);
+    return c.code == 0xfffe || c.code == 0xffff ? 0 : c.length;
 }
 
 // --- values -----------------------------------------------------------------------

@@ -6,6 +6,7 @@
 //
 // Header-only (inline): the two pictures need no extra source file.
 #include "../profile/json.hpp"
+#include "../profile/text.hpp"
 #include "svg.hpp"
 
 #include <algorithm>
@@ -53,12 +54,7 @@ inline std::string compact(double value) { return fixed(value, value >= 100 ? 0 
 
 // At most `max_bytes` of `text`, cut on a character boundary, "…" when cut: a
 // long name must not run across the picture.
-inline std::string clip(std::string_view text, std::size_t max_bytes) {
-    if (text.size() <= max_bytes) return std::string(text);
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-    return std::string(text.substr(0, cut)) + std::string(kEllipsis);
-}
+inline std::string clip(std::string_view text, std::size_t max_bytes) { return profile::clip(text, max_bytes, kEllipsis); }
 
 // A rough width of `s` at 11 px sans-serif, to size backdrops and columns.
 inline double text_width(std::string_view s) {

@@ -101,6 +101,38 @@ TEST(Node, LinksJoinTwoDifferentListedDevicesOnce) {
     EXPECT_TRUE(names(profile::validate_node(node), "links[1].to: must lie in [0, 1]"));
 }
 
+// One link per ordered pair: no links at all, or one direction only, is not a node profile.
+TEST(Node, EveryOrderedPairHasItsLink) {
+    auto node = two_h200s();
+    node["links"] = Json::array();
+    EXPECT_TRUE(names(profile::validate_node(node), "links: a node of 2 devices has a link for each of the 2 ordered "
+                                                    "pairs; 2 missing: 0 -> 1, 1 -> 0"));
+    node = two_h200s();
+    auto& links = node["links"].as_array();
+    links.pop_back();  // 0 -> 1 only
+    EXPECT_TRUE(names(profile::validate_node(node), "links: a node of 2 devices has a link for each of the 2 ordered "
+                                                    "pairs; 1 missing: 1 -> 0"));
+    EXPECT_THROW(profile::load_any_profile_text(node.dump(), "one-way.json"), profile::ProfileError);
+}
+
+// Doubts joined from every device are cut to the text limit on a character
+// boundary, so the common facts still render.
+TEST(Node, JoinedDoubtsAreCutOnCharacters) {
+    auto node = two_h200s();
+    std::string doubt;
+    for (int i = 0; i < 2040; ++i) doubt += "\xc3\xa9";  // 4080 bytes of 'é'
+    for (auto& device : node["devices"].as_array())
+        device["caches"]["l1"]["size_bytes"]["doubt"] = doubt;
+    ASSERT_EQ(profile::validate_node(node), std::vector<std::string>{});
+    const auto facts = profile::node_facts(node).facts;
+    const auto joined = profile::read_quantity(facts, "L1_SIZE_BYTES").doubt;
+    EXPECT_LE(joined.size(), profile::kMaxTextBytes);
+    EXPECT_TRUE(profile::is_safe_text(joined));
+    EXPECT_EQ(joined.substr(joined.size() - 6), " [...]");
+    EXPECT_NO_THROW(render::render_cmake(node, {}));
+    EXPECT_NO_THROW(render::render_header(node, {}, render::embedded_header_template()));
+}
+
 TEST(Node, EveryDeviceIsValidatedAsAProfileOfItsOwn) {
     auto node = two_h200s();
     auto& devices = node["devices"].as_array();

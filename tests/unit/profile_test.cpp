@@ -3,6 +3,7 @@
 #include "model/node.hpp"
 #include "profile/atomic_file.hpp"
 #include "profile/node_profile.hpp"
+#include "profile/physical.hpp"
 #include "profile/profile.hpp"
 #include "profile/sweep_csv.hpp"
 
@@ -50,11 +51,12 @@ void set_path(Json& root, const std::string& path, Json value) {
 
 void remove_path(Json& root, const std::string& path) {
     const auto dot = path.rfind('.');
-    Json* parent = const_cast<Json*>(root.at_path(path.substr(0, dot)));
+    Json* parent = dot == std::string::npos ? &root : const_cast<Json*>(root.at_path(path.substr(0, dot)));
     ASSERT_TRUE(parent && parent->is_object()) << path;
+    const std::string key = dot == std::string::npos ? path : path.substr(dot + 1);
     Json pruned = Json::object();
     for (const auto& [k, v] : parent->as_object())
-        if (k != path.substr(dot + 1)) pruned[k] = v;
+        if (k != key) pruned[k] = v;
     *parent = pruned;
 }
 
@@ -98,6 +100,25 @@ TEST(Profile, HostileAndImpossibleProfilesAreRefusedByName) {
         EXPECT_NE(error.find(expected), std::string::npos)
             << c.find("name")->as_string() << ": expected '" << expected << "' in:\n" << error;
     }
+}
+
+// A row describes one launch: its carveout, its block size and the kind of kernel
+// measured. Rows that differ in any of them are no duplicates.
+TEST(Profile, CarveoutRowsOfAnotherKernelKindAreNoDuplicates) {
+    auto profile = Json::parse(stored_text());
+    auto& rows = const_cast<Json&>(*profile.at_path("caches.l1.carveouts")).as_array();
+    Json other_kind = rows[0];
+    other_kind["kernel_shared"] = "dynamic";
+    other_kind["shared_bytes_per_block"] = 49152;
+    other_kind["size_bytes"] = 197632;
+    rows.push_back(other_kind);
+    EXPECT_EQ(error_of(profile.dump()), "");
+    EXPECT_EQ(carveout_launch_key(rows[0]), "carveout_percent 0, threads_per_block 32");
+    EXPECT_EQ(carveout_launch_key(other_kind),
+              "carveout_percent 0, threads_per_block 32, kernel_shared \"dynamic\", shared_bytes_per_block 49152");
+    rows.push_back(other_kind);  // the same kind twice
+    EXPECT_NE(error_of(profile.dump()).find("caches.l1.carveouts[34]: repeats caches.l1.carveouts[33]"), std::string::npos)
+        << error_of(profile.dump());
 }
 
 TEST(Profile, SyntaxErrorsGiveLineAndColumn) {

@@ -88,6 +88,35 @@ TEST(Render, HostileNamesStayStrings) {
     EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_NAME \"" + render::cmake_quoted_body(name) + "\")"), std::string::npos);
 }
 
+// What validates renders: long doubts and reasons, of multi-byte characters or
+// plain ASCII, are cut on a character boundary and marked, one line each.
+TEST(Render, LongTextIsCutOnCharactersAndMarked) {
+    std::string accented = "x";
+    for (int i = 0; i < 1000; ++i) accented += "\xc3\xa9";  // 'é': 2001 bytes
+    for (const std::string& doubt : {accented, std::string(1600, 'a'), std::string(4096, 'b')}) {
+        auto profile = stored();
+        const_cast<profile::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = doubt;
+        set_unmeasured(profile, "caches.l2", "far_latency_cycles", doubt);
+        ASSERT_EQ(profile::validate(profile), std::vector<std::string>{});
+        const auto table = render::render_table(profile, {}, true);
+        std::size_t lines = 0, cut = 0;
+        for (std::size_t begin = table.find('\n') + 1; begin < table.size();) {
+            const auto end = table.find('\n', begin);
+            const std::string line = table.substr(begin, end - begin);
+            EXPECT_EQ(line.rfind("  ", 0), 0u) << "a line glued onto another: " << line.substr(0, 80);
+            EXPECT_LT(line.size(), 700u);
+            EXPECT_TRUE(profile::is_safe_text(line));
+            cut += line.find(" [...]") != std::string::npos;
+            ++lines;
+            begin = end + 1;
+        }
+        EXPECT_EQ(lines, model::kQuantities.size());
+        EXPECT_EQ(cut, 2u);
+        EXPECT_NO_THROW(render::render_cmake(profile, {}));
+        EXPECT_NO_THROW(render::render_header(profile, {}, render::embedded_header_template()));
+    }
+}
+
 TEST(Render, UnknownPlaceholderIsAnError) {
     EXPECT_THROW(render::render_header(stored(), {}, "x @NOT_A_QUANTITY@ y"), std::runtime_error);
 }

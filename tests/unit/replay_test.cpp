@@ -212,8 +212,8 @@ TEST(Replay, ADivergingProbeIsNamed) {
 TEST(Replay, SamplesRoundTripThroughRunLengths) {
     const std::vector<std::uint32_t> samples{33, 33, 33, 34, 280, 280, 33};
     EXPECT_EQ(benchmarks::encode_samples(samples), "33*3 34 280*2 33");
-    EXPECT_EQ(benchmarks::decode_samples("33*3 34 280*2 33"), samples);
-    EXPECT_THROW(benchmarks::decode_samples("33*x"), benchmarks::ReplayError);
+    EXPECT_EQ(benchmarks::decode_samples("33*3 34 280*2 33", 7), samples);
+    EXPECT_THROW(benchmarks::decode_samples("33*x", 7), benchmarks::ReplayError);
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+# What the probe writes, from the command line (issue 20): a full standard
+# output is a failure, no output replaces an input or another output, several
+# outputs are written all or none, and a file-size limit leaves no temporary file.
+#   cmake -DPROBE=... -DPROFILE=nvidia-h200.json -DWORK_DIR=... -P hostile_files.cmake
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# `expect` (0 or 1) is the exit code; `pattern` must appear on stderr.
+function(run expect pattern)
+  execute_process(COMMAND "${PROBE}" ${ARGN} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL expect OR NOT err MATCHES "${pattern}")
+    message(FATAL_ERROR "'${ARGN}' exited ${rc} (expected ${expect}, stderr matching '${pattern}'):\n${err}")
+  endif()
+endfunction()
+
+# Standard output that takes nothing: exit 1 with a message, for every command that prints.
+foreach(command "docs" "svg;${PROFILE}" "show;${PROFILE}" "render;${PROFILE};--table" "validate;${PROFILE}" "version")
+  execute_process(COMMAND "${PROBE}" ${command} OUTPUT_FILE /dev/full RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot write to standard output")
+    message(FATAL_ERROR "'${command} > /dev/full' exited ${rc}:\n${err}")
+  endif()
+endforeach()
+
+# Command-line text that an error quotes reaches the terminal escaped.
+string(ASCII 27 escape)
+string(ASCII 7 bell)
+execute_process(COMMAND "${PROBE}" "${escape}]0;pwned${bell}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR err MATCHES "${escape}" OR NOT err MATCHES "u\\{001b\\}")
+  message(FATAL_ERROR "an unknown command's name reached the terminal raw (exit ${rc}):\n${err}")
+endif()
+
+# An output that is the input, or two outputs that are one file.
+file(COPY_FILE "${PROFILE}" "${WORK_DIR}/own.json")
+file(SHA256 "${WORK_DIR}/own.json" before)
+run(1 "refusing to write over own.json" svg own.json --output own.json)
+run(1 "refusing to write over" render own.json --header ./sub/../own.json)
+file(SHA256 "${WORK_DIR}/own.json" after)
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "the profile was replaced by its own output")
+endif()
+run(1 "named for two outputs" render own.json --header x.hpp --cmake x.hpp)
+run(1 "named for two outputs" render own.json --header x.hpp --cmake ./x.hpp)
+if(EXISTS "${WORK_DIR}/x.hpp")
+  message(FATAL_ERROR "a refused render wrote x.hpp")
+endif()
+
+# All outputs or none: a header beside variables that cannot be written stays as it was.
+file(WRITE "${WORK_DIR}/h.hpp" "old header\n")
+run(1 "/dev/full: refusing to write" render own.json --header h.hpp --cmake /dev/full)
+file(READ "${WORK_DIR}/h.hpp" header)
+if(NOT header STREQUAL "old header\n")
+  message(FATAL_ERROR "render replaced the header although the variables could not be written")
+endif()
+run(0 "" render own.json --header h.hpp --cmake vars.cmake)
+
+# A file-size limit: an error that cleans up after itself, not a kill that leaves its temporary file.
+find_program(SH sh)
+if(SH)
+  file(WRITE "${WORK_DIR}/big.hpp" "old header\n")
+  execute_process(COMMAND "${SH}" -c "ulimit -f 4 && exec \"$0\" render own.json --header big.hpp" "${PROBE}"
+                  WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+  file(GLOB leftovers "${WORK_DIR}/big.hpp.tmp-*")
+  file(READ "${WORK_DIR}/big.hpp" header)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "write failed" OR leftovers OR NOT header STREQUAL "old header\n")
+    message(FATAL_ERROR "a write beyond the file-size limit exited ${rc}, left '${leftovers}':\n${err}")
+  endif()
+endif()
+
+# A replayed log whose values no GPU gives is the log's fault, not the probe's:
+# every timing a picosecond makes bandwidths beyond any GPU.
+if(LOG)
+  file(READ "${LOG}" log)
+  string(REGEX REPLACE "\n< seconds [0-9.e+-]+" "\n< seconds 1e-12" log "${log}")
+  file(WRITE "${WORK_DIR}/tiny.enginelog" "${log}")
+  run(1 "tiny.enginelog: the engine log answers what no GPU does: its replay gives an invalid profile: caches"
+      replay tiny.enginelog --quiet --output tiny.json)
+  run(1 "refusing to write over tiny.enginelog" replay tiny.enginelog --output tiny.enginelog)
+  run(1 "refusing to write over tiny.svg" replay tiny.svg --output tiny.json)
+  execute_process(COMMAND "${PROBE}" replay tiny.enginelog --quiet WORKING_DIRECTORY "${WORK_DIR}" ERROR_VARIABLE err
+                  OUTPUT_QUIET)
+  if(err MATCHES "produced an invalid")
+    message(FATAL_ERROR "a bad engine log was blamed on the probe:\n${err}")
+  endif()
+endif()

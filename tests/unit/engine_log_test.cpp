@@ -1,0 +1,191 @@
+// Engine logs are input (issue 20): `replay` reads them from regular files of
+// bounded size, strictly, every count within what the call asked for, and
+// every error names file:line and what was expected there. Each case is the
+// recorded H200 log with one line changed.
+#include "benchmarks/recorded_engine.hpp"
+#include "benchmarks/stages.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+using namespace gpu_topology;
+namespace fs = std::filesystem;
+
+const fs::path kRecorded = fs::path(GPU_TOPOLOGY_REPLAY_DIR) / "h200_probe.enginelog";
+
+std::vector<std::string> lines_of(const fs::path& file) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The index of the first line that starts with `prefix`.
+std::size_t first(const std::vector<std::string>& lines, const std::string& prefix) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].rfind(prefix, 0) == 0) return i;
+    throw std::logic_error("the recorded log has no line " + prefix);
+}
+
+// The error of replaying the recorded log after `edit`, "" when it replays.
+std::string replay_error(const std::function<void(std::vector<std::string>&)>& edit) {
+    auto lines = lines_of(kRecorded);
+    edit(lines);
+    const auto file = fs::temp_directory_path() / ("gpu-topology-edited-" + std::to_string(::getpid()) + ".enginelog");
+    {
+        std::ofstream out(file);
+        for (const auto& line : lines) out << line << '\n';
+    }
+    std::string error;
+    try {
+        benchmarks::ReplayEngine engine(file);
+        benchmarks::Progress quiet(false);
+        benchmarks::BlindMonitor blind("replay");
+        benchmarks::measure_topology(engine, engine.facts(), {}, quiet, blind);
+    } catch (const benchmarks::ReplayError& e) {
+        error = e.what();
+        error.replace(0, file.string().size(), "log");  // "log:<line>: ..."
+    }
+    fs::remove(file);
+    return error;
+}
+
+std::string at_line(std::size_t index) { return "log:" + std::to_string(index + 1) + ": "; }
+
+TEST(EngineLog, TheRecordedLogReplays) { EXPECT_EQ(replay_error([](auto&) {}), ""); }
+
+// One edited line of 47 bytes took 16 GB: a count is checked against what the call asked for first.
+TEST(EngineLog, CountsAreBoundedByWhatTheCallAskedFor) {
+    for (const std::string count : {"1000000000", "4294967296", "0", "1023"}) {
+        std::size_t at = 0;
+        const auto error = replay_error([&](auto& lines) {
+            at = first(lines, "< result ");
+            lines[at] = "< result 1 2 " + count + " 33*" + count;
+        });
+        EXPECT_EQ(error.rfind(at_line(at) + "sample count must be 1024 (what the call asked for), got '" + count + "'", 0),
+                  0u) << error;
+    }
+    // A count that agrees with the call, and runs that hold more.
+    std::size_t at = 0;
+    const auto error = replay_error([&](auto& lines) {
+        at = first(lines, "< result ");
+        lines[at] = "< result 1 2 1024 33*4000000000";
+    });
+    EXPECT_NE(error.find(at_line(at) + "bad sample '33*4000000000': more samples than the 1024"), std::string::npos) << error;
+}
+
+TEST(EngineLog, NumbersAreReadStrictlyAndNamedByLine) {
+    struct Case {
+        std::string prefix, replacement, expected;
+    };
+    const std::vector<Case> cases{
+        {"buffer ", "buffer 12x", "expected buffer bytes (a whole number), got '12x'"},
+        {"buffer ", "buffer 99999999999999999999999", "buffer bytes out of range"},
+        {"facts ", "facts 0 9 0 132", "expected driver_version, got the end of the line"},  // a short line
+        {"< shape ", "< shape 12x", "expected resident blocks (a whole number), got '12x'"},
+        {"< shape ", "< shape 99999999999", "resident blocks out of range: '99999999999'"},
+        {"< shape ", "< shape 7 extra", "unexpected text at the end of the line: 'extra'"},
+        {"< shape ", "< shape -1", "expected resident blocks (a whole number), got '-1'"},
+        {"< seconds ", "< seconds abc", "expected seconds (a number), got 'abc'"},
+        {"< seconds ", "< seconds nan", "seconds must be finite"},
+        {"< seconds ", "< seconds -1", "seconds must lie in"},
+        {"< seconds ", "< seconds 0.5 0.5", "unexpected text at the end of the line"},
+        {"< ring ", "< ring 9 0 0 1 1 1", "ring encoding must lie in [0, 4], got '9'"},
+        {"< timing ", "< timing 1e999 1", "latency cycles out of range"},
+    };
+    for (const auto& c : cases) {
+        std::size_t at = 0;
+        const auto error = replay_error([&](auto& lines) {
+            at = first(lines, c.prefix);
+            lines[at] = c.replacement;
+        });
+        EXPECT_EQ(error.rfind(at_line(at) + c.expected, 0), 0u) << c.replacement << ":\n" << error;
+    }
+}
+
+TEST(EngineLog, AnswersWhereTheCallHasOneOnly) {
+    std::size_t at = 0;
+    auto error = replay_error([&](auto& lines) {
+        at = first(lines, "> stream_l2 ");
+        lines.insert(lines.begin() + std::ptrdiff_t(at) + 1, "< seconds 1");
+    });
+    EXPECT_EQ(error.rfind(at_line(at + 1) + "an answer to the call 'stream_l2", 0), 0u) << error;
+    error = replay_error([&](auto& lines) {
+        at = first(lines, "> reference_work");
+        lines.erase(lines.begin() + std::ptrdiff_t(at) + 1);  // its "< seconds ..."
+    });
+    EXPECT_EQ(error.rfind(at_line(at) + "the call 'reference_work' has no answer", 0), 0u) << error;
+    error = replay_error([&](auto& lines) {
+        at = first(lines, "< shape ");
+        lines[at] = "< seconds 1";
+    });
+    EXPECT_EQ(error.rfind(at_line(at) + "expected the answer '< shape ...'", 0), 0u) << error;
+    error = replay_error([&](auto& lines) {
+        at = first(lines, "> reference_work");
+        lines[at] = "> format_disk now";
+    });
+    EXPECT_EQ(error.rfind(at_line(at) + "unknown call 'format_disk now'", 0), 0u) << error;
+    error = replay_error([&](auto& lines) { lines.insert(lines.begin() + 2, "buffer 1"); });
+    EXPECT_NE(error.find("'buffer' a second time"), std::string::npos) << error;
+    error = replay_error([&](auto& lines) { lines.push_back("name late"); });
+    EXPECT_NE(error.find("'name' after the first call"), std::string::npos) << error;
+}
+
+TEST(EngineLog, QuotedTextIsEscapedAndTheDeviceNameIsText) {
+    auto error = replay_error([&](auto& lines) { lines.push_back("\x1b]0;pwned\x07\x1b[2J"); });
+    EXPECT_NE(error.find("unexpected line '\\u{001b}]0;pwned\\u{0007}\\u{001b}[2J'"), std::string::npos) << error;
+    error = replay_error([&](auto& lines) { lines[first(lines, "name ")] = "name H200\x1b[2J"; });
+    EXPECT_NE(error.find("expected the device name: text without control characters"), std::string::npos) << error;
+}
+
+// Only regular files of bounded size, judged on the open file: no FIFO blocks, no device streams.
+TEST(EngineLog, OnlyRegularFilesOfBoundedSize) {
+    const auto error = [](const fs::path& file) {
+        auto done = std::async(std::launch::async, [file] {
+            try {
+                benchmarks::ReplayEngine engine(file);
+            } catch (const benchmarks::ReplayError& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        });
+        if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+            ADD_FAILURE() << file << " blocked the reader";
+            std::abort();  // a thread stuck in open() cannot be joined
+        }
+        return done.get();
+    };
+    EXPECT_EQ(error("/dev/zero"), "/dev/zero: not a regular file");
+    EXPECT_EQ(error(fs::temp_directory_path()), fs::temp_directory_path().string() + ": not a regular file");
+    const auto fifo = fs::temp_directory_path() / ("gpu-topology-fifo-" + std::to_string(::getpid()));
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_EQ(error(fifo), fifo.string() + ": not a regular file");
+    fs::remove(fifo);
+    const auto huge = fs::temp_directory_path() / ("gpu-topology-huge-" + std::to_string(::getpid()) + ".enginelog");
+    { std::ofstream(huge) << "# gpu-topology-engine-log 1\n"; }
+    fs::resize_file(huge, benchmarks::kMaxEngineLogBytes + 1);  // sparse: nothing is written
+    EXPECT_NE(error(huge).find("bytes is larger than engine log can be"), std::string::npos) << error(huge);
+    fs::remove(huge);
+    EXPECT_NE(error("/nonexistent.enginelog").find("cannot open engine log: no such file"), std::string::npos);
+}
+
+TEST(EngineLog, WhereNamesTheLastCallAnswered) {
+    benchmarks::ReplayEngine engine(kRecorded);
+    EXPECT_EQ(engine.where(), kRecorded.string() + ":1");
+    engine.time_reference_work();
+    const auto lines = lines_of(kRecorded);
+    EXPECT_EQ(engine.where(), kRecorded.string() + ":" + std::to_string(first(lines, "< seconds ") + 1));
+}
+
+}  // namespace
