@@ -87,6 +87,20 @@ void Topology::apply_cross_checks() {
 }
 
 void Topology::enforce_relations() {
+    // A measured value outside what any GPU CUDA supports has (the list's rule) is not a fact either:
+    // unmeasured with the number, instead of a profile that fails validation.
+    for (QuantityId q = 0; q < kQuantities.size(); ++q) {
+        const auto v = value(q);
+        const auto* e = std::get_if<Estimate>(get(q));
+        if (!v || (e && e->source == Source::api)) continue;
+        const Rule& rule = kQuantities[q].rule;
+        const bool whole = *v == std::floor(*v) && *v >= 1;
+        const bool power_of_two = whole && (static_cast<std::uint64_t>(*v) & (static_cast<std::uint64_t>(*v) - 1)) == 0;
+        if (*v >= rule.min && *v <= rule.max && (!rule.power_of_two || power_of_two)) continue;
+        set(q, Unmeasured{"measured " + number(*v) + ", outside [" + number(rule.min) + ", " + number(rule.max) + "]" +
+                          (rule.power_of_two ? " or not a power of two" : "") +
+                          ": no GPU CUDA supports has that (model/quantities.hpp)"});
+    }
     for (const auto& r : kRelations) {
         const QuantityId small = find(r.smaller), large = find(r.larger);
         const auto a = value(small), b = value(large);

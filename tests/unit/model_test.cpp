@@ -34,6 +34,25 @@ TEST(Topology, AbsentQuantitiesSerializeAsUnmeasuredAndValidate) {
     EXPECT_EQ(line.reason, "not measured by this probe run");
 }
 
+// A measured value no supported GPU has becomes unmeasured, with its number; the API's word stands.
+TEST(Topology, MeasuredValuesOutsideTheirRuleBecomeUnmeasured) {
+    auto t = with_identity();
+    t.set(id("SHARED_BANKS"), model::Estimate{.value = 128});
+    t.set(id("L2_LINE_BYTES"), model::Estimate{.value = 96});
+    t.set(id("L1_LATENCY_CYCLES"), model::LatencyEstimate{.p50 = 25000});
+    t.set(id("L1_LINE_BYTES"), model::Estimate{.value = 128, .method = "test"});
+    t.enforce_relations();
+    for (const char* name : {"SHARED_BANKS", "L2_LINE_BYTES", "L1_LATENCY_CYCLES"}) {
+        const auto* u = std::get_if<model::Unmeasured>(t.get(model::find(name)));
+        ASSERT_TRUE(u) << name;
+        EXPECT_NE(u->reason.find("no GPU CUDA supports has that"), std::string::npos) << u->reason;
+    }
+    EXPECT_EQ(t.value(id("L1_LINE_BYTES")), 128);
+    EXPECT_EQ(t.value(id("L2_SIZE_BYTES")), 62914560.0);
+    const auto errors = profile::validate(model::to_json(t));
+    EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
 // Rounded values are written as their decimals: 3.32, not 332 * 0.01 = 3.3200000000000003.
 TEST(Topology, RoundedValuesAreWrittenAsDecimals) {
     auto t = with_identity();
@@ -83,11 +102,13 @@ TEST(Topology, FailedCrossCheckWithdrawsTheWord) {
 
 TEST(Topology, AContradictionIsNotAFact) {
     auto t = with_identity();
-    t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 100e6, .method = "test", .confidence = 1});  // beyond L2
+    // Within its own rule, but beyond L2.
+    t.set(id("L2_NEAR_SIZE_BYTES"), model::Estimate{.value = 100e6, .method = "test", .confidence = 1});
     t.enforce_relations();
-    const auto* l1 = std::get_if<model::Unmeasured>(t.get(id("L1_SIZE_BYTES")));
-    ASSERT_TRUE(l1);
-    EXPECT_NE(l1->reason.find("L1_SIZE_BYTES = 100000000 and L2_SIZE_BYTES = 62914560 contradict"), std::string::npos);
+    const auto* near = std::get_if<model::Unmeasured>(t.get(id("L2_NEAR_SIZE_BYTES")));
+    ASSERT_TRUE(near);
+    EXPECT_NE(near->reason.find("L2_NEAR_SIZE_BYTES = 100000000 and L2_SIZE_BYTES = 62914560 contradict"),
+              std::string::npos);
     EXPECT_TRUE(std::holds_alternative<model::Estimate>(*t.get(id("L2_SIZE_BYTES"))));  // the API's word stands
     EXPECT_TRUE(profile::validate(model::to_json(t)).empty());
 }
