@@ -44,6 +44,11 @@ struct Scratch {
     }
 };
 
+// The largest footprint an L1 search tries: four times L1 + shared.
+inline std::uint64_t l1_search_bound(const DeviceFacts& facts) {
+    return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
+}
+
 struct ProbeContext {
     kernels::Engine& engine;
     SweepRunner& runner;
@@ -56,10 +61,7 @@ struct ProbeContext {
     std::string stage;  // the stage running now
 
     std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
-    // The largest footprint an L1 search tries: four times L1 + shared.
-    std::uint64_t l1_search_bound() const {
-        return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
-    }
+    std::uint64_t l1_search_bound() const { return benchmarks::l1_search_bound(facts); }
     void set(model::QuantityId id, model::Result result) { topology.set(id, std::move(result)); }
     // Adds a cross-check, tagged with the running stage (a repeated stage replaces its checks).
     void check(model::CrossCheck c);

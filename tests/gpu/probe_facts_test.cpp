@@ -3,6 +3,7 @@
 // when no usable GPU is present.
 #include "benchmarks/cache_family.hpp"
 #include "benchmarks/nvml_monitor.hpp"
+#include "benchmarks/probe_context.hpp"
 #include "benchmarks/stages.hpp"
 #include "kernels/cuda_engine.hpp"
 #include "model/l1_at_launch.hpp"
@@ -169,7 +170,7 @@ TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     engine->warm_up(100);
     benchmarks::SweepRunner runner(*engine, std::nullopt);
     runner.calibrate_overhead();
-    const std::uint64_t bound = 4 * (static_cast<std::uint64_t>(g_facts.shared_per_sm_bytes) + 64 * 1024);
+    const std::uint64_t bound = benchmarks::l1_search_bound(g_facts);
     std::uint32_t probe_kernel_shared = 0;
     for (const auto& row : g_topology.carveouts)
         if (row.kernel_shared == model::KernelShared::fixed) probe_kernel_shared = row.shared_bytes_per_block;

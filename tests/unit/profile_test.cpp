@@ -74,11 +74,6 @@ TEST(Profile, RoundTripKeepsEveryValue) {
     const auto original = load_profile_text(stored_text(), "a.json");
     const auto again = load_profile_text(original.dump(), "b.json");
     EXPECT_EQ(original.dump(), again.dump());
-    for (const auto& q : gpu_topology::model::kQuantities) {
-        const auto a = read_quantity(original, q), b = read_quantity(again, q);
-        EXPECT_EQ(a.value, b.value) << q.name;
-        EXPECT_EQ(a.source, b.source) << q.name;
-    }
 }
 
 // The catalogue of hostile and impossible profiles (tests/data/hostile_profiles.json).

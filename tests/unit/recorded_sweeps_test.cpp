@@ -4,6 +4,7 @@
 #include "analysis/hierarchy.hpp"
 #include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
+#include "benchmarks/probe_context.hpp"
 #include "profile/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
@@ -191,5 +192,7 @@ TEST(RecordedH200Fast, L2SearchOnTheCarefulSweepAgreesWithTheFastOne) {
 TEST(RecordedH200Fast, L2SpanAtStride64AgreesWithStride128) {
     const auto span64 = replay_search(load("h200_fast_l2_span_stride64.csv"));
     const auto span128 = std::stoull(load("h200_fast_l2_near_size.csv").meta.at("capacity_bytes"));
-    EXPECT_NEAR(double(span64.capacity_bytes), double(span128), std::max(0.03 * double(span128), 512.0 * KiB));
+    analysis::CapacityEstimate near;
+    near.capacity_bytes = span128;
+    EXPECT_NEAR(double(span64.capacity_bytes), double(span128), benchmarks::l2_tolerance(near));
 }

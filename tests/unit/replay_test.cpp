@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -110,7 +111,11 @@ private:
 };
 
 TEST_P(Recorded, DisturbedStagesAreNotVouchedFor) {
-    BusyFrom monitor(23);  // two looks per stage: busy from the look before stage 12, 'sharing'
+    // Each stage looks twice, before and after it runs (looks 2i + 1 and 2i + 2): busy from the look before 'sharing'.
+    const auto sharing = std::find_if(benchmarks::kStages.begin(), benchmarks::kStages.end(),
+                                      [](const benchmarks::Stage& s) { return s.name == "sharing"; });
+    ASSERT_NE(sharing, benchmarks::kStages.end());
+    BusyFrom monitor(2 * int(sharing - benchmarks::kStages.begin()) + 1);
     benchmarks::ProbeOptions once;
     once.max_attempts = 1;  // no second attempt: a replay holds only the calls of the recorded run
     const auto t = replay(log_of(GetParam()), once, &monitor);

@@ -223,16 +223,6 @@ TEST(Svg, WriterWritesTheDocument) {
 }
 
 // GPU_TOPOLOGY_SVG_PREVIEW=<dir>: also write the pictures there, to look at them.
-TEST(Svg, WritesPreviewWhenAsked) {
-    const char* dir = std::getenv("GPU_TOPOLOGY_SVG_PREVIEW");
-    if (!dir || !*dir) GTEST_SKIP() << "set GPU_TOPOLOGY_SVG_PREVIEW to a directory to write previews";
-    std::filesystem::create_directories(dir);
-    const std::filesystem::path out(dir);
-    render::write_hierarchy_svg(load("svg_h100_profile.json"), out / "h100.svg");
-    render::write_hierarchy_svg(load("h200_probe.json"), out / "h200.svg");
-    render::write_hierarchy_svg(without(load("svg_h100_profile.json"), "curve"), out / "h100_no_curve.svg");
-}
-
 TEST(Svg, NumbersAreCompact) {
     EXPECT_EQ(render::format_bytes(512), "512 B");
     EXPECT_EQ(render::format_bytes(16384), "16 KiB");
