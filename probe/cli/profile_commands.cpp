@@ -168,6 +168,7 @@ int cmd_compare(const Args& args) {
     return outside ? kFailure : 0;
 }
 
+#if !GPU_TOPOLOGY_RENDER_ONLY  // the render-only build (probe/CMakeLists.txt) has no stages to replay
 int cmd_replay(const Args& args) {
     // A quick level or a budget leaves some of a full recording's calls out.
     const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
@@ -183,5 +184,6 @@ int cmd_replay(const Args& args) {
                       std::to_string(engine.calls_recorded()) + " recorded calls");
     return finish_probe(topology, args, progress);
 }
+#endif
 
 }  // namespace gpu_topology::cli
