@@ -4,8 +4,11 @@
 #   gpu_topology_generate([NAME n] [TARGET t...] [DEVICE i | DEVICES ALL] [PROFILE name|path] [OUTPUT_DIR d])
 #       Probes the GPU (or uses a stored profile), writes <d>/gpu_topology.hpp and
 #       creates the INTERFACE target GPUTopology::<n> that puts it on the include
-#       path (and links it to each TARGET). NAME defaults to the first TARGET, or
-#       "header". Each call owns its name, output directory, header and values.
+#       path (and links it to each TARGET). NAME defaults to the first TARGET made a
+#       C identifier (my-kernels: my_kernels), or "header". Each call owns its name,
+#       output directory, header and values. A first configure that measures builds
+#       the probe for the GPUs here (machine code for them, whatever the project's
+#       CMAKE_CUDA_ARCHITECTURES); a re-configure builds and measures nothing.
 #       DEVICES ALL (or DEVICE ALL, or GPU_TOPOLOGY_DEVICE=ALL) probes every device at
 #       once and the links between them (docs/node.md); the configure stops when
 #       the devices are not one model.
@@ -21,22 +24,57 @@
 #       describes, and a fresh measurement agrees with it. Skipped without a GPU.
 #   FOR may be left out while a project has made one gpu_topology_generate call.
 #
+# A configure prints a few lines (the probe's build and run with their times, the
+# headline facts, the header); --log-level=VERBOSE shows every stage and the whole table.
+#
 # Cache variables (documented in README.md):
 #   GPU_TOPOLOGY_PROFILE, GPU_TOPOLOGY_DEVICE, GPU_TOPOLOGY_REPROBE, GPU_TOPOLOGY_ON_NO_GPU,
 #   GPU_TOPOLOGY_ON_BUSY_GPU, GPU_TOPOLOGY_PROBE_TIMEOUT, GPU_TOPOLOGY_LEVEL, GPU_TOPOLOGY_TIME_BUDGET,
-#   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE
+#   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
+#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR
 include_guard(GLOBAL)
 
 # Where include/, templates/, generated/ (and probe/ in a source tree) live:
-# the source tree, or share/GPUTopology in an install (the package config sets it).
+# the source tree this file is in, or share/GPUTopology in an install (the
+# package config passes it, and the installed probe). Global properties, found
+# again at every configure: never cache entries, which would outlive a moved
+# source tree or a switch between find_package and add_subdirectory, and never
+# directory variables, which a find_package in a subdirectory would hide from
+# the functions called elsewhere.
+unset(GPU_TOPOLOGY_PACKAGE_DIR CACHE)  # cache entries of earlier versions
+unset(GPU_TOPOLOGY_INCLUDE_DIR CACHE)
 if(NOT DEFINED GPU_TOPOLOGY_PACKAGE_DIR)
   get_filename_component(GPU_TOPOLOGY_PACKAGE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 endif()
-set(GPU_TOPOLOGY_PACKAGE_DIR "${GPU_TOPOLOGY_PACKAGE_DIR}" CACHE INTERNAL "")
 if(NOT DEFINED GPU_TOPOLOGY_INCLUDE_DIR)
   set(GPU_TOPOLOGY_INCLUDE_DIR "${GPU_TOPOLOGY_PACKAGE_DIR}/include")
 endif()
-set(GPU_TOPOLOGY_INCLUDE_DIR "${GPU_TOPOLOGY_INCLUDE_DIR}" CACHE INTERNAL "")
+set_property(GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR "${GPU_TOPOLOGY_PACKAGE_DIR}")
+set_property(GLOBAL PROPERTY GPU_TOPOLOGY_INCLUDE_DIR "${GPU_TOPOLOGY_INCLUDE_DIR}")
+# An installed probe (the package config imported it just now): its file, and whether it measures.
+function(_gpu_topology_record_installed_probe)
+  set_property(GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE "")
+  if(NOT TARGET GPUTopology::gpu-topology-probe)
+    return()
+  endif()
+  get_target_property(imported GPUTopology::gpu-topology-probe IMPORTED)
+  if(NOT imported)
+    return()  # the package's own build (add_subdirectory): a target, not a file to run at configure time
+  endif()
+  get_target_property(configurations GPUTopology::gpu-topology-probe IMPORTED_CONFIGURATIONS)
+  set(location "")
+  if(configurations)
+    list(GET configurations 0 configuration)
+    string(TOUPPER "${configuration}" configuration)
+    get_target_property(location GPUTopology::gpu-topology-probe IMPORTED_LOCATION_${configuration})
+  endif()
+  if(NOT location)
+    get_target_property(location GPUTopology::gpu-topology-probe IMPORTED_LOCATION)
+  endif()
+  set_property(GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE "${location}")
+  set_property(GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE_MEASURES "${GPU_TOPOLOGY_PROBE_HAS_CUDA}")
+endfunction()
+_gpu_topology_record_installed_probe()
 
 set(GPU_TOPOLOGY_PROFILE "" CACHE STRING "Stored profile to use instead of probing (name or path)")
 set(GPU_TOPOLOGY_DEVICE 0 CACHE STRING "CUDA device index to probe")
@@ -52,6 +90,12 @@ set(GPU_TOPOLOGY_TIME_BUDGET "" CACHE STRING "Seconds after which the probe star
 set(GPU_TOPOLOGY_DEFAULT_PROFILE "nvidia-h200" CACHE STRING "Stored profile used when no GPU is present")
 set(GPU_TOPOLOGY_PROBE_EXECUTABLE "" CACHE FILEPATH
     "A gpu-topology-probe to run instead of building or installing one; its 'identity' decides whether a GPU is present")
+set(GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES "" CACHE STRING
+    "CUDA architectures to build the measuring probe for besides those of the GPUs here (never instead of them)")
+set(GPU_TOPOLOGY_HOST_CXX_COMPILER "" CACHE FILEPATH
+    "When cross-compiling: the host C++ compiler that builds the probe which renders a profile (empty: the default one)")
+set(GPU_TOPOLOGY_LOCK_DIR "" CACHE PATH
+    "Where the per-GPU locks of this user's probes are (empty: XDG_CACHE_HOME or ~/.cache, gpu-topology/)")
 
 include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyProbe.cmake")
 
@@ -84,8 +128,10 @@ function(_gpu_topology_probe_arguments out_var)
 endfunction()
 
 # A probe that measures (`purpose` "measures") or one that only renders ("renders"):
-# the installed one when it can, else one built here.
+# the installed one when it can, else one built here (for the CUDA `ARCHITECTURES`
+# of the GPUs here, when it measures).
 function(_gpu_topology_probe purpose out_var)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "ARCHITECTURES")
   if(GPU_TOPOLOGY_PROBE_EXECUTABLE)
     set(${out_var} "${GPU_TOPOLOGY_PROBE_EXECUTABLE}" PARENT_SCOPE)
     return()
@@ -98,32 +144,17 @@ function(_gpu_topology_probe purpose out_var)
     set(${out_var} "${cached}" PARENT_SCOPE)
     return()
   endif()
-  set(exe "")
-  if(TARGET GPUTopology::gpu-topology-probe)
-    get_target_property(imported GPUTopology::gpu-topology-probe IMPORTED)
-    if(imported)
-      get_target_property(exe GPUTopology::gpu-topology-probe IMPORTED_LOCATION_RELEASE)
-      if(NOT exe)
-        get_target_property(exe GPUTopology::gpu-topology-probe IMPORTED_LOCATION)
-      endif()
-      if(purpose STREQUAL "measures" AND NOT GPU_TOPOLOGY_PROBE_HAS_CUDA)
-        set(exe "")  # installed without CUDA: it cannot measure
-      endif()
-    endif()
+  get_property(exe GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE)
+  get_property(measures GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE_MEASURES)
+  if(purpose STREQUAL "measures" AND NOT measures)
+    set(exe "")  # installed without CUDA: it cannot measure
   endif()
   if(NOT exe)
-    set(with_cuda OFF)
     if(purpose STREQUAL "measures")
-      set(with_cuda ON)
-      include(CheckLanguage)
-      check_language(CUDA)
-      if(NOT CMAKE_CUDA_COMPILER)
-        message(FATAL_ERROR "GPUTopology: a GPU is present, but the probe cannot be built to measure it: no CUDA "
-                            "compiler was found. Set CMAKE_CUDA_COMPILER (or CUDAToolkit_ROOT), put nvcc on PATH, "
-                            "or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
-      endif()
+      _gpu_topology_build_probe(measure exe ARCHITECTURES ${ARG_ARCHITECTURES})
+    else()
+      _gpu_topology_build_probe(render exe)
     endif()
-    _gpu_topology_build_probe(${with_cuda} exe)
   endif()
   set_property(GLOBAL PROPERTY _GPU_TOPOLOGY_PROBE_${purpose} "${exe}")
   set(${out_var} "${exe}" PARENT_SCOPE)
@@ -134,7 +165,8 @@ endfunction()
 # Name (generated/profiles/<name>.json) or path (relative to the calling source
 # dir) -> absolute path of an existing profile.
 function(_gpu_topology_resolve_profile spec out_var)
-  set(stored "${GPU_TOPOLOGY_PACKAGE_DIR}/generated/profiles")
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  set(stored "${package_dir}/generated/profiles")
   if(spec MATCHES "^[A-Za-z0-9_.-]+$" AND EXISTS "${stored}/${spec}.json")
     set(${out_var} "${stored}/${spec}.json" PARENT_SCOPE)
     return()
@@ -153,7 +185,8 @@ endfunction()
 # The package's stored profile of the GPU model `device_name`, or "".
 function(_gpu_topology_stored_profile_of device_name out_var)
   set(${out_var} "" PARENT_SCOPE)
-  file(GLOB stored "${GPU_TOPOLOGY_PACKAGE_DIR}/generated/profiles/*.json")
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  file(GLOB stored "${package_dir}/generated/profiles/*.json")
   foreach(candidate IN LISTS stored)
     file(READ "${candidate}" text LIMIT 1048576)
     string(JSON stored_name ERROR_VARIABLE not_json GET "${text}" device name)
@@ -164,11 +197,51 @@ function(_gpu_topology_stored_profile_of device_name out_var)
   endforeach()
 endfunction()
 
+# Where this user's per-GPU locks are. Per user, because a lock file in a
+# directory every user shares (/tmp) is created by the first user and cannot be
+# opened by the next one (CMake opens it for writing; a sticky /tmp and
+# fs.protected_regular forbid even that on a file mode 0666), and a world-writable
+# directory without the sticky bit lets any user swap a lock for a link to another
+# user's file, which file(LOCK) would then truncate. Probes of one GPU by two users
+# are not kept apart by it; each sees the other's work as other work on the GPU
+# (the probe's monitors), which is measured again or not vouched for, and not cached.
+# GPU_TOPOLOGY_LOCK_DIR, else XDG_CACHE_HOME or ~/.cache (/gpu-topology), else, when
+# none of these can hold a lock, this build tree: then only its own configures wait.
+function(_gpu_topology_lock_dir out_var)
+  _gpu_topology_state_dir(state)
+  set(candidates "")
+  if(NOT GPU_TOPOLOGY_LOCK_DIR STREQUAL "")
+    list(APPEND candidates "${GPU_TOPOLOGY_LOCK_DIR}")
+  elseif(NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+    list(APPEND candidates "$ENV{XDG_CACHE_HOME}/gpu-topology")
+  elseif(NOT "$ENV{HOME}" STREQUAL "")
+    list(APPEND candidates "$ENV{HOME}/.cache/gpu-topology")
+  elseif(NOT "$ENV{LOCALAPPDATA}" STREQUAL "")
+    list(APPEND candidates "$ENV{LOCALAPPDATA}/gpu-topology")
+  endif()
+  foreach(candidate IN LISTS candidates)
+    # In a child process: a directory that cannot be made is a reason to look elsewhere, not a fatal error.
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E make_directory "${candidate}" RESULT_VARIABLE rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0 AND IS_DIRECTORY "${candidate}")
+      set(${out_var} "${candidate}" PARENT_SCOPE)
+      return()
+    endif()
+    message(WARNING "GPUTopology: cannot keep the GPU locks in ${candidate}; using ${state}, so only the "
+                    "configures of this build tree wait for each other's probes (set GPU_TOPOLOGY_LOCK_DIR)")
+  endforeach()
+  set(${out_var} "${state}" PARENT_SCOPE)
+endfunction()
+
 # Measures device `device` (an index, or ALL: every device and the links
 # between them, into one node profile), or reuses this build tree's
-# measurement of it, into <profile_var>; sets <busy_var> when a GPU was busy.
-function(_gpu_topology_measure device probe_args profile_var busy_var)
-  _gpu_topology_probe(measures probe)
+# measurement of it, into <profile_var>; sets <busy_var> when a GPU was busy,
+# and <no_gpu_var> to why, when the probe finds no usable GPU after all (exit
+# 77: a driver too old, a device that is not there): the caller's policy decides.
+function(_gpu_topology_measure device probe_args architectures profile_var busy_var no_gpu_var)
+  set(${no_gpu_var} "" PARENT_SCOPE)
+  set(${busy_var} FALSE PARENT_SCOPE)
+  _gpu_topology_probe(measures probe ARCHITECTURES ${architectures})
   if(device STREQUAL "ALL")
     set(which --all-devices)
   else()
@@ -177,7 +250,10 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
   execute_process(COMMAND "${probe}" identity ${which}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE identity ERROR_VARIABLE why TIMEOUT 120)
   string(STRIP "${why}" why)
-  if(NOT rc EQUAL 0)
+  if(rc EQUAL 77)
+    set(${no_gpu_var} "device ${device}: ${why}" PARENT_SCOPE)
+    return()
+  elseif(NOT rc EQUAL 0)
     message(FATAL_ERROR "GPUTopology: a GPU is present, but device ${device} cannot be probed (${rc}): ${why}\n"
                         "Set GPU_TOPOLOGY_DEVICE to another device, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
   endif()
@@ -191,7 +267,6 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
       list(APPEND uuids "${each_uuid}")
     endforeach()
     string(JSON name GET "${identity}" 0 name)
-    string(JSON uuid GET "${identity}" 0 uuid)
     set(what "${count} devices")
   else()
     string(JSON uuid GET "${identity}" uuid)
@@ -202,32 +277,36 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
   # The cache key: device identity + driver + runtime + probe version + what was asked.
   string(SHA256 key "${identity};${probe_args}")
   string(SUBSTRING "${key}" 0 16 key)
-  set(state "${CMAKE_BINARY_DIR}/_gpu_topology")
+  _gpu_topology_state_dir(state)
   set(profile "${state}/profile-${key}.json")
 
-  # Configures on one machine never measure one GPU at the same time.
-  set(lock_dir "$ENV{TMPDIR}")
-  if(NOT lock_dir OR NOT IS_DIRECTORY "${lock_dir}")
-    set(lock_dir "/tmp")
-  endif()
-  # In one order everywhere (sorted), so two configures that lock several never wait on each other in a circle.
+  # Configures on one machine never measure one GPU at the same time, in one
+  # order everywhere (sorted), so two that lock several never wait on each other in a circle.
+  _gpu_topology_lock_dir(lock_dir)
   list(SORT uuids)
   foreach(locked_uuid IN LISTS uuids)
     string(MAKE_C_IDENTIFIER "${locked_uuid}" lock_name)
-    file(LOCK "${lock_dir}/gpu-topology-${lock_name}.lock" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}"
-         RESULT_VARIABLE locked)
+    set(lock "${lock_dir}/${lock_name}.lock")
+    # file(LOCK) stops the configure when it cannot create the file: try that in a child process first.
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E touch "${lock}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(NOT rc EQUAL 0)
+      message(WARNING "GPUTopology: cannot use the lock ${lock}; this probe of ${locked_uuid} does not wait for "
+                      "others (set GPU_TOPOLOGY_LOCK_DIR to a directory of yours)")
+      continue()
+    endif()
+    file(LOCK "${lock}" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}" RESULT_VARIABLE locked)
     if(NOT locked EQUAL 0)
-      message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${locked_uuid}: ${locked}")
+      message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${locked_uuid} "
+                          "(${lock}): ${locked}")
     endif()
   endforeach()
 
   if(EXISTS "${profile}" AND NOT GPU_TOPOLOGY_REPROBE)
     execute_process(COMMAND "${probe}" validate "${profile}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
     if(rc EQUAL 0)
-      message(STATUS "GPUTopology: ${name}: reusing this build tree's measurement (${profile}); "
-                     "GPU_TOPOLOGY_REPROBE=ON measures again")
+      message(STATUS "GPUTopology: ${name}: this build tree's measurement (GPU_TOPOLOGY_REPROBE=ON measures again)")
+      message(VERBOSE "GPUTopology: the measurement: ${profile}")
       set(${profile_var} "${profile}" PARENT_SCOPE)
-      set(${busy_var} FALSE PARENT_SCOPE)
       return()
     endif()
     string(STRIP "${why}" why)
@@ -235,7 +314,6 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
     file(REMOVE "${profile}")
   endif()
 
-  message(STATUS "GPUTopology: probing ${name} (${what})")
   set(measured "${state}/measuring-${key}.json")
   # A stored profile of this model tells the probe how long its reference work
   # takes on a quiet GPU, so work already running when it starts is seen too.
@@ -243,20 +321,34 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
   if(quiet_reference)
     list(APPEND probe_args --quiet-reference "${quiet_reference}")
   endif()
-  # No OUTPUT_VARIABLE: the probe's progress (stderr) shows while it works. It
-  # writes its profile atomically, so an interrupted run leaves none.
-  execute_process(COMMAND "${probe}" probe ${which} --output "${measured}" ${probe_args}
-                  RESULT_VARIABLE rc TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}")
+  # Each stage's progress shows with --log-level=VERBOSE, and in full when the probe fails.
+  # The probe writes its profile atomically, so an interrupted run leaves none.
+  _gpu_topology_now(start)
+  message(CHECK_START "GPUTopology: probing ${name} (${what})")
+  _gpu_topology_run("${state}/probe-run" "${GPU_TOPOLOGY_PROBE_TIMEOUT}" rc log
+                    COMMAND "${probe}" probe ${which} --output "${measured}" ${probe_args})
+  _gpu_topology_seconds_since(${start} took)
   if(rc EQUAL 3)
     # Measured while other work ran: used for this configure, never cached, so the next one measures again.
+    message(CHECK_PASS "done, while other work ran (${took})")
     set(${profile_var} "${measured}" PARENT_SCOPE)
     set(${busy_var} TRUE PARENT_SCOPE)
     return()
+  elseif(rc EQUAL 77)
+    message(CHECK_FAIL "no usable GPU")
+    string(STRIP "${log}" log)
+    set(${no_gpu_var} "device ${device}: ${log}" PARENT_SCOPE)
+    return()
   elseif(NOT rc EQUAL 0)
+    message(CHECK_FAIL "failed")
     file(REMOVE "${measured}")
-    message(FATAL_ERROR "GPUTopology: the probe failed (${rc}); its messages are above. Nothing was cached; "
-                        "the next configure measures again.")
+    if(rc STREQUAL "timeout")
+      set(rc "stopped after GPU_TOPOLOGY_PROBE_TIMEOUT=${GPU_TOPOLOGY_PROBE_TIMEOUT} s")
+    endif()
+    message(FATAL_ERROR "GPUTopology: the probe failed (${rc}). Nothing was cached; the next configure measures "
+                        "again. What it printed:\n${log}")
   endif()
+  message(CHECK_PASS "done (${took})")
   file(RENAME "${measured}" "${profile}")
   # The probe draws the hierarchy beside its profile.
   string(REGEX REPLACE "\\.json$" ".svg" measured_picture "${measured}")
@@ -265,26 +357,31 @@ function(_gpu_topology_measure device probe_args profile_var busy_var)
     file(RENAME "${measured_picture}" "${picture}")
   endif()
   set(${profile_var} "${profile}" PARENT_SCOPE)
-  set(${busy_var} FALSE PARENT_SCOPE)
 endfunction()
 
 # Writes <output_dir>/gpu_topology.hpp and <vars> from `profile`: a copy of the
-# package's pre-rendered files for a stored profile, else the probe renders.
-function(_gpu_topology_render profile source output_dir vars table_var)
+# package's pre-rendered files for a stored profile, else the probe renders;
+# <table_var>: the whole table, when asked for and there is a probe to print it.
+function(_gpu_topology_render profile source output_dir vars want_table table_var)
   get_filename_component(stem "${profile}" NAME_WE)
-  set(rendered "${GPU_TOPOLOGY_PACKAGE_DIR}/generated/${stem}")
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  set(rendered "${package_dir}/generated/${stem}")
   get_filename_component(profile_dir "${profile}" DIRECTORY)
-  if(source MATCHES "^stored:" AND profile_dir STREQUAL "${GPU_TOPOLOGY_PACKAGE_DIR}/generated/profiles"
+  set(${table_var} "" PARENT_SCOPE)
+  if(source MATCHES "^stored:" AND profile_dir STREQUAL "${package_dir}/generated/profiles"
      AND EXISTS "${rendered}/gpu_topology.hpp" AND EXISTS "${rendered}/gpu_topology_vars.cmake")
     file(COPY_FILE "${rendered}/gpu_topology.hpp" "${output_dir}/gpu_topology.hpp" ONLY_IF_DIFFERENT)
     file(COPY_FILE "${rendered}/gpu_topology_vars.cmake" "${vars}" ONLY_IF_DIFFERENT)
-    set(${table_var} "" PARENT_SCOPE)
     return()
   endif()
   _gpu_topology_probe(renders probe)
+  set(table "")
+  if(want_table)
+    set(table --table)
+  endif()
   execute_process(
     COMMAND "${probe}" render "${profile}" --header "${output_dir}/gpu_topology.hpp" --cmake "${vars}"
-            --source "${source}" --table
+            --source "${source}" ${table}
     RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE why)
   if(NOT rc EQUAL 0)
     string(STRIP "${why}" why)
@@ -305,18 +402,22 @@ function(gpu_topology_generate)
       message(FATAL_ERROR "gpu_topology_generate: TARGET '${target}' is not a target")
     endif()
   endforeach()
-  if(NOT ARG_NAME)
-    list(GET ARG_TARGET 0 ARG_NAME)
-    if(NOT ARG_NAME)
-      set(ARG_NAME header)
+  set(named_by "NAME '${ARG_NAME}'")
+  if("${ARG_NAME}" STREQUAL "")
+    # The first TARGET's name, made a C identifier (my-kernels: my_kernels), or "header".
+    set(ARG_NAME header)
+    set(named_by "the default NAME 'header'")
+    if(ARG_TARGET)
+      list(GET ARG_TARGET 0 first_target)
+      string(MAKE_C_IDENTIFIER "${first_target}" ARG_NAME)
+      set(named_by "NAME '${ARG_NAME}' (from TARGET ${first_target})")
     endif()
-  endif()
-  if(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+  elseif(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "gpu_topology_generate: NAME '${ARG_NAME}' must be a C identifier")
   endif()
   get_property(names GLOBAL PROPERTY GPU_TOPOLOGY_NAMES)
   if(ARG_NAME IN_LIST names)
-    message(FATAL_ERROR "gpu_topology_generate: NAME '${ARG_NAME}' is used by an earlier call; give each call its own NAME")
+    message(FATAL_ERROR "gpu_topology_generate: ${named_by} is used by an earlier call; give each call its own NAME")
   endif()
   if(DEFINED ARG_DEVICES)
     if(DEFINED ARG_DEVICE)
@@ -333,47 +434,58 @@ function(gpu_topology_generate)
   if(NOT ARG_DEVICE MATCHES "^([0-9]+|ALL)$")
     message(FATAL_ERROR "gpu_topology_generate: DEVICE '${ARG_DEVICE}' is not a device index")
   endif()
-  if(NOT ARG_PROFILE)
+  if("${ARG_PROFILE}" STREQUAL "")
     set(ARG_PROFILE "${GPU_TOPOLOGY_PROFILE}")
   endif()
-  if(NOT ARG_OUTPUT_DIR)
+  if("${ARG_OUTPUT_DIR}" STREQUAL "")
     set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/gpu_topology/${ARG_NAME}")
   endif()
   get_filename_component(output_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
   _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
   _gpu_topology_probe_arguments(probe_args)
-  set(state "${CMAKE_BINARY_DIR}/_gpu_topology")
+  _gpu_topology_state_dir(state)
   file(MAKE_DIRECTORY "${state}" "${output_dir}")
 
-  set(why_stored "")
+  # The profile: one named (on purpose: a status line), this GPU's measurement, or,
+  # without a usable GPU and by GPU_TOPOLOGY_ON_NO_GPU, the default stored one (a warning).
+  set(chosen "")
+  set(fallback "")
   set(busy FALSE)
-  if(ARG_PROFILE)
+  if(NOT "${ARG_PROFILE}" STREQUAL "")
     _gpu_topology_resolve_profile("${ARG_PROFILE}" profile)
-    set(why_stored "GPU_TOPOLOGY_PROFILE/PROFILE names it")
+    set(chosen "GPU_TOPOLOGY_PROFILE/PROFILE names it")
   else()
-    _gpu_topology_no_gpu_reason(no_gpu)
+    _gpu_topology_gpus_here(no_gpu architectures)
     if(no_gpu STREQUAL "")
-      _gpu_topology_measure("${ARG_DEVICE}" "${probe_args}" profile busy)
-    elseif(on_no_gpu STREQUAL "error")
-      message(FATAL_ERROR "GPUTopology: no GPU to probe (${no_gpu}) and GPU_TOPOLOGY_ON_NO_GPU=${GPU_TOPOLOGY_ON_NO_GPU}")
-    else()
+      _gpu_topology_measure("${ARG_DEVICE}" "${probe_args}" "${architectures}" profile busy no_gpu)
+    endif()
+    if(NOT no_gpu STREQUAL "")
+      if(on_no_gpu STREQUAL "error")
+        message(FATAL_ERROR "GPUTopology: no GPU to probe (${no_gpu}) and GPU_TOPOLOGY_ON_NO_GPU=${GPU_TOPOLOGY_ON_NO_GPU}")
+      endif()
       _gpu_topology_resolve_profile("${GPU_TOPOLOGY_DEFAULT_PROFILE}" profile)
-      set(why_stored "no GPU to probe: ${no_gpu}")
+      set(fallback "no GPU to probe: ${no_gpu}")
     endif()
   endif()
   set(source "measured")
-  if(why_stored)
+  if(NOT chosen STREQUAL "" OR NOT fallback STREQUAL "")
     get_filename_component(file_name "${profile}" NAME)
     set(source "stored:${file_name}")
-    message(WARNING "GPUTopology: gpu_topology.hpp (${ARG_NAME}) describes the GPU of the stored profile ${profile}, "
-                    "not one measured here (${why_stored}). gpu_topology::identity.stored is true, and "
-                    "gpu_topology_add_tests() fails on a GPU that differs from it.")
+    string(CONCAT stored_text "GPUTopology: gpu_topology.hpp (${ARG_NAME}) describes the GPU of the stored profile "
+                              "${profile}, not one measured here (${chosen}${fallback}). gpu_topology::identity.stored "
+                              "is true, and gpu_topology_add_tests() fails on a GPU that differs from it.")
+    if(NOT chosen STREQUAL "")
+      message(STATUS "${stored_text}")
+    else()
+      message(WARNING "${stored_text}")
+    endif()
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
 
+  _gpu_topology_verbose(verbose)
   set(vars "${state}/vars-${ARG_NAME}.cmake")
-  _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" table)
+  _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
   include("${vars}")
   # Busy is what the profile says (a stored or named profile too), not only a probe's exit status.
   if(busy OR NOT GPU_TOPOLOGY_CONDITIONS_QUIET)
@@ -392,28 +504,48 @@ function(gpu_topology_generate)
     endif()
     message(WARNING "${text}")
   endif()
-  # The whole table when the measurement is new or verbose output is asked for.
-  if(table)
+  # The headline facts when this call's header describes another profile than at the
+  # last configure (a first configure, a new measurement); the whole table with
+  # --log-level=VERBOSE. A re-configure that changes nothing says so in one line.
+  set(shown_file "${state}/shown-${ARG_NAME}.txt")
+  set(shown_now "${GPU_TOPOLOGY_PROFILE_HASH};${GPU_TOPOLOGY_PROFILE_SOURCE};${output_dir}")
+  set(shown_before "")
+  if(EXISTS "${shown_file}")
+    file(READ "${shown_file}" shown_before)
+  endif()
+  set(header "${output_dir}/gpu_topology.hpp")
+  if(verbose AND NOT table STREQUAL "")
     string(STRIP "${table}" table)
     string(REPLACE "\n" "\n   " table "${table}")
-    message(STATUS "GPUTopology: ${table}")
-  else()
-    string(REPLACE "\n" "\n   " summary "${GPU_TOPOLOGY_SUMMARY}")
+    message(VERBOSE "GPUTopology: ${table}")
+  elseif(verbose OR NOT shown_before STREQUAL shown_now)
+    set(summary "${GPU_TOPOLOGY_SUMMARY}")
+    if(NOT verbose)
+      # A node's summary lists every device and link first: by default, their count.
+      string(REGEX REPLACE "^node: ([^\n]*)(\n  [^\n]*)*\n"
+             "node of \\1 (each device and link: --log-level=VERBOSE): " summary "${summary}")
+    endif()
+    string(REPLACE "\n" "\n   " summary "${summary}")
     message(STATUS "GPUTopology: ${summary}")
     message(VERBOSE "GPUTopology: the whole table: gpu-topology-probe show ${profile}")
   endif()
-  message(STATUS "GPUTopology: ${GPU_TOPOLOGY_DEVICE_NAME}, profile ${GPU_TOPOLOGY_PROFILE_SOURCE}: "
-                 "wrote ${output_dir}/gpu_topology.hpp (GPUTopology::${ARG_NAME})")
+  if(shown_before STREQUAL shown_now)
+    message(STATUS "GPUTopology: ${header} (GPUTopology::${ARG_NAME}) is up to date")
+  else()
+    message(STATUS "GPUTopology: wrote ${header} (GPUTopology::${ARG_NAME})")
+    file(WRITE "${shown_file}" "${shown_now}")
+  endif()
   string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
   if(EXISTS "${picture}")
-    message(STATUS "GPUTopology: picture: ${picture}")
+    message(VERBOSE "GPUTopology: picture: ${picture}")
   endif()
 
   # The call's INTERFACE target carries its header and its values.
   set(target GPUTopology_${ARG_NAME})
   add_library(${target} INTERFACE)
   add_library(GPUTopology::${ARG_NAME} ALIAS ${target})
-  target_include_directories(${target} INTERFACE "${output_dir}" "${GPU_TOPOLOGY_INCLUDE_DIR}")
+  get_property(include_dir GLOBAL PROPERTY GPU_TOPOLOGY_INCLUDE_DIR)
+  target_include_directories(${target} INTERFACE "${output_dir}" "${include_dir}")
   target_compile_features(${target} INTERFACE cxx_std_17)
   set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_PROFILE_FILE "${profile}"
                                              GPU_TOPOLOGY_DEVICE "${ARG_DEVICE}")
@@ -441,7 +573,7 @@ function(_gpu_topology_target for caller out_var)
   if(NOT names)
     message(FATAL_ERROR "${caller}: call gpu_topology_generate() first")
   endif()
-  if(NOT for)
+  if("${for}" STREQUAL "")
     list(LENGTH names count)
     if(count GREATER 1)
       string(REPLACE ";" ", " names "${names}")
@@ -466,19 +598,21 @@ function(_gpu_topology_known_quantity target quantity caller)
   endif()
 endfunction()
 
+# A property of the call's target, as text: "" when it is not set. Never through
+# if(<value>): a doubt "N" or a reason ending in -NOTFOUND is text, not false.
+function(_gpu_topology_property target property out_var)
+  get_property(value TARGET ${target} PROPERTY ${property})
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
+
 function(gpu_topology_get out_var quantity)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FOR" "")
   _gpu_topology_target("${ARG_FOR}" gpu_topology_get target)
   _gpu_topology_known_quantity(${target} "${quantity}" gpu_topology_get)
-  get_target_property(value ${target} GPU_TOPOLOGY_${quantity})
-  get_target_property(why ${target} GPU_TOPOLOGY_${quantity}_UNMEASURED)
-  get_target_property(lower ${target} GPU_TOPOLOGY_${quantity}_IS_LOWER_BOUND)
-  get_target_property(doubt ${target} GPU_TOPOLOGY_${quantity}_DOUBT)
-  foreach(property why lower doubt)  # unset properties read as <name>-NOTFOUND
-    if(NOT ${property})
-      set(${property} "")
-    endif()
-  endforeach()
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity} value)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_UNMEASURED why)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_IS_LOWER_BOUND lower)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_DOUBT doubt)
   set(${out_var} "${value}" PARENT_SCOPE)
   set(${out_var}_UNMEASURED "${why}" PARENT_SCOPE)
   set(${out_var}_IS_LOWER_BOUND "${lower}" PARENT_SCOPE)
@@ -503,13 +637,13 @@ function(gpu_topology_require)
   if(NOT value MATCHES "^[0-9]+$")
     message(FATAL_ERROR "gpu_topology_require: '${value}' is not a whole number")
   endif()
-  get_target_property(actual ${target} GPU_TOPOLOGY_${quantity})
-  get_target_property(device ${target} GPU_TOPOLOGY_DEVICE_NAME)
-  get_target_property(source ${target} GPU_TOPOLOGY_PROFILE_SOURCE)
-  get_target_property(bound ${target} GPU_TOPOLOGY_${quantity}_IS_LOWER_BOUND)
-  get_target_property(doubt ${target} GPU_TOPOLOGY_${quantity}_DOUBT)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity} actual)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_DEVICE_NAME device)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_PROFILE_SOURCE source)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_IS_LOWER_BOUND bound)
+  _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_DOUBT doubt)
   if(actual STREQUAL "")
-    get_target_property(why ${target} GPU_TOPOLOGY_${quantity}_UNMEASURED)
+    _gpu_topology_property(${target} GPU_TOPOLOGY_${quantity}_UNMEASURED why)
     message(FATAL_ERROR "GPUTopology: requirement ${quantity} ${op} ${value} cannot be checked: "
                         "${quantity} was not measured on ${device} (${why})")
   endif()
@@ -525,7 +659,7 @@ function(gpu_topology_require)
     message(FATAL_ERROR "GPUTopology: requirement not met: ${quantity} ${op} ${value}, but ${device} has "
                         "${quantity} = ${actual} (profile: ${source})")
   endif()
-  if(doubt)
+  if(NOT doubt STREQUAL "")
     message(WARNING "GPUTopology: requirement ${quantity} ${op} ${value} rests on a value not vouched for: ${doubt}")
   endif()
   message(STATUS "GPUTopology: requirement met: ${quantity} = ${shown} ${op} ${value}")
@@ -554,19 +688,19 @@ function(gpu_topology_add_tests)
     message(FATAL_ERROR "gpu_topology_add_tests: DEVICE '${ARG_DEVICE}' is not a device index (or ALL)")
   endif()
   get_target_property(profile ${target} GPU_TOPOLOGY_PROFILE_FILE)
+  # A probe to run now: given, or installed and measuring; else the test builds one when it runs.
   set(probe "${GPU_TOPOLOGY_PROBE_EXECUTABLE}")
-  if(NOT probe AND TARGET GPUTopology::gpu-topology-probe AND GPU_TOPOLOGY_PROBE_HAS_CUDA)
-    get_target_property(imported GPUTopology::gpu-topology-probe IMPORTED)
-    if(imported)
-      _gpu_topology_probe(measures probe)
-    endif()
+  get_property(installed_measures GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE_MEASURES)
+  if(NOT probe AND installed_measures)
+    get_property(probe GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE)
   endif()
-  set(arguments -DGPU_TOPOLOGY_PACKAGE_DIR=${GPU_TOPOLOGY_PACKAGE_DIR} -DGPU_TOPOLOGY_BUILD_ROOT=${CMAKE_BINARY_DIR}
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  set(arguments -DGPU_TOPOLOGY_PACKAGE_DIR=${package_dir} -DGPU_TOPOLOGY_BUILD_ROOT=${CMAKE_BINARY_DIR}
                 -DPROBE=${probe} -DPROFILE=${profile} -DDEVICE=${ARG_DEVICE}
                 -DCMAKE_GENERATOR=${CMAKE_GENERATOR} -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
                 -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
   foreach(variable CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER
-                   CMAKE_CUDA_ARCHITECTURES CUDAToolkit_ROOT)
+                   CUDAToolkit_ROOT GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES)
     if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
       list(APPEND arguments "-D${variable}=${${variable}}")
     endif()

@@ -7,15 +7,16 @@
 # Without PROBE it builds one that measures in the consumer's build tree first.
 cmake_minimum_required(VERSION 3.25)
 include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyProbe.cmake")
+set_property(GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR "${GPU_TOPOLOGY_PACKAGE_DIR}")
 
 if(NOT PROBE)
   set(GPU_TOPOLOGY_PROBE_EXECUTABLE "")
-  _gpu_topology_no_gpu_reason(no_gpu)
+  _gpu_topology_gpus_here(no_gpu architectures)
   if(NOT no_gpu STREQUAL "")
     message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
     return()
   endif()
-  _gpu_topology_build_probe(ON PROBE)
+  _gpu_topology_build_probe(measure PROBE ARCHITECTURES ${architectures})
 endif()
 set(extra "")
 if(MODE STREQUAL "identity")

@@ -1,6 +1,9 @@
 // gpu-topology-probe: measure a GPU's memory hierarchy, and turn the profile
 // into a header. The command line is in cli/: args.* (usage, options, exit
-// codes), profile_commands.cpp and device_commands.cpp.
+// codes), profile_commands.cpp and device_commands.cpp. The render-only build
+// (GPU_TOPOLOGY_RENDER_ONLY, probe/CMakeLists.txt) leaves out the stages, the
+// engines and device_commands.cpp: it renders, shows, draws, validates,
+// compares and writes the docs, and says so when asked for anything else.
 #include "cli/args.hpp"
 #include "profile/text.hpp"
 #include "version.hpp"
@@ -18,13 +21,29 @@ namespace {
 using namespace gpu_topology::cli;
 using gpu_topology::profile::printable_lines;
 
+#if GPU_TOPOLOGY_RENDER_ONLY
+// The commands that need the stages: a device's like the build without CUDA (kNoGpu), replay a failure.
+int needs_full_probe(const Args& args) {
+    std::fprintf(stderr,
+                 "gpu-topology-probe: '%s' needs the full probe; this one was built to render profiles only "
+                 "(render, show, svg, validate, compare, docs)\n",
+                 args.command.c_str());
+    return args.command == "replay" ? kFailure : kNoGpu;
+}
+constexpr auto cmd_probe = needs_full_probe, cmd_replay = needs_full_probe, cmd_identity = needs_full_probe,
+               cmd_check = needs_full_probe, cmd_explore = needs_full_probe;
+constexpr const char* kBuildKind = " (render only)";
+#else
+constexpr const char* kBuildKind = "";
+#endif
+
 int run(const Args& args) {
     const std::map<std::string, std::function<int(const Args&)>> handlers{
         {"probe", cmd_probe},     {"replay", cmd_replay}, {"identity", cmd_identity}, {"render", cmd_render},
         {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},  {"explore", cmd_explore},
         {"docs", cmd_docs},       {"compare", cmd_compare}, {"svg", cmd_svg},
         {"version", [](const Args&) {
-             std::printf("gpu-topology-probe %s\n", std::string(gpu_topology::kProbeVersion).c_str());
+             std::printf("gpu-topology-probe %s%s\n", std::string(gpu_topology::kProbeVersion).c_str(), kBuildKind);
              return 0;
          }}};
     return handlers.at(args.command)(args);

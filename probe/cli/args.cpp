@@ -128,6 +128,7 @@ void check_all_devices_options(const Args& args) {
         if (args.has(alone)) throw UsageError(std::string(alone) + " measures one device; not with --all-devices");
 }
 
+#if !GPU_TOPOLOGY_RENDER_ONLY  // the render-only build (probe/CMakeLists.txt) has no stages to pass options to
 benchmarks::ProbeOptions probe_options(const Args& args) {
     benchmarks::ProbeOptions options;
     if (auto raw = args.get("--raw")) options.raw_dir = *raw;
@@ -172,6 +173,7 @@ std::optional<double> quiet_reference(const Args& args, const std::string& devic
         throw UsageError("--quiet-reference " + *file + " was measured while the GPU was busy");
     return seconds->as_number();
 }
+#endif
 
 void write_output(const std::optional<std::string>& target, const std::string& text) {
     if (target && *target != "-") return profile::write_file_atomically(*target, text);

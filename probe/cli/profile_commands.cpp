@@ -195,6 +195,7 @@ int cmd_compare(const Args& args) {
     return outside ? kFailure : 0;
 }
 
+#if !GPU_TOPOLOGY_RENDER_ONLY  // the render-only build (probe/CMakeLists.txt) has no stages to replay
 int cmd_replay(const Args& args) {
     refuse_clashing_outputs(args);
     // A quick level or a budget leaves some of a full recording's calls out.
@@ -220,5 +221,6 @@ int cmd_replay(const Args& args) {
                       std::to_string(engine.calls_recorded()) + " recorded calls");
     return finish_probe(topology, args, progress, args.positional[0]);
 }
+#endif
 
 }  // namespace gpu_topology::cli

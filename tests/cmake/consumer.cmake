@@ -1,21 +1,38 @@
 # Consumer projects configured (and built) from CTest, the way users consume
 # the package. One MODE per test (tests/cmake/CMakeLists.txt):
-#   subdirectory, fetchcontent, installed   examples/minimal three ways, with a stored profile
-#   no_gpu            no GPU: a warning naming the stored profile; ON_NO_GPU=error stops; nothing compiled
+#   subdirectory, fetchcontent, installed   examples/minimal three ways, with a stored profile chosen
+#                     on purpose (a status line, no warning); GPUTopology::gpu-topology-probe each way;
+#                     installing a tree that was configured but not built says to build it
+#   no_gpu            no GPU: a warning naming the stored profile; ON_NO_GPU=error stops; nothing compiled;
+#                     a probe that finds no usable GPU (exit 77) follows ON_NO_GPU too
 #   broken            a broken profile stops the configure, naming the file, the field and the value
 #   hostile           text meant to break out of CMake and C++ stays text, byte for byte
 #   require           requirements: met, not met, a lower bound, unmeasured, identity quantities;
-#                     gpu_topology_get returns the lower-bound flag and the doubt beside the value
+#                     gpu_topology_get returns the lower-bound flag and the doubt beside the value,
+#                     even a doubt or a reason that CMake's if() would take for false
 #   bad_options       each wrong option value stops the configure, naming variable and value
-#   two_calls         two gpu_topology_generate calls own their headers, targets and values
+#   two_calls         two gpu_topology_generate calls own their headers, targets and values; a
+#                     hyphenated TARGET names its call
 #   fake_gpu          the measuring path with a stand-in probe: cache, corrupt cache, busy GPU,
-#                     failures, and the per-GPU lock between configures
+#                     failures, and the per-GPU lock between configures, kept per user
+#   quiet             what a configure prints: a few lines by default (counted), the probe's stages and
+#                     the whole table with --log-level=VERBOSE, the nested build's output when it fails
+#   native_arch       (with a CUDA compiler) a CUDA consumer that sets no architectures gets a measuring
+#                     probe built for the GPU here, and a re-configure builds nothing
 #   heal              an interrupted nested build heals; two configures of one tree at once both work
+#   stop              a configure stopped with SIGTERM or SIGKILL stops the probe's nested build with it,
+#                     and the next configure never builds beside a build left running
+#   moved             a moved package source, and a switch from find_package to add_subdirectory
+#   scopes            find_package in a subdirectory; gpu_topology_generate at the top level
+#   no_cuda           after "no CUDA compiler", fixing the environment works on the next configure
+#   cross             cross-compiling with a user's profile: the probe that renders it is a host program
 #   node              DEVICES ALL with a stand-in probe: a node of one model configures (what differs
 #                     is withheld), one of two models stops the configure; wrong DEVICES values stop it;
 #                     without a GPU it falls back to the stored profile
 #   gpu_identity      (a GPU runner) the consumer's GPU tests fail against another GPU's profile, and pass
 #                     against this one's, measured at configure time
+#   gpu_native        (a GPU runner) a CUDA consumer that sets no architectures measures with machine
+#                     code for this GPU (the cluster facts on cc >= 9.0); its re-configure builds nothing
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -25,6 +42,7 @@ set(stored "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
 function(run expect)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(output "${out}\n${err}" PARENT_SCOPE)
+  set(stdout "${out}" PARENT_SCOPE)
   if(expect STREQUAL "ok" AND NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
   elseif(expect STREQUAL "fail" AND rc EQUAL 0)
@@ -58,14 +76,101 @@ function(configure expect source build)
   run(${expect} "${CMAKE_COMMAND}" -S "${source}" -B "${build}" -G "${GENERATOR}"
       -DGPU_TOPOLOGY_SOURCE_DIR=${PACKAGE_SOURCE} ${ARGN})
   set(output "${output}" PARENT_SCOPE)
+  set(stdout "${stdout}" PARENT_SCOPE)
 endfunction()
 
 # Nothing compiled for the GPU topology: no nested probe build.
 function(expect_nothing_compiled build)
-  file(GLOB nested "${build}/_gpu_topology/probe-*")
-  if(nested)
-    message(FATAL_ERROR "a probe was built although nothing was measured: ${nested}")
+  foreach(kind render measure)
+    if(EXISTS "${build}/_gpu_topology/probe-${kind}")
+      message(FATAL_ERROR "a probe was built although nothing needed one: ${build}/_gpu_topology/probe-${kind}")
+    endif()
+  endforeach()
+endfunction()
+
+# The lines that GPUTopology's messages take in a configure's standard output
+# `text` (a message of several lines counts them all) must be at most `most`.
+function(expect_our_lines text most what)
+  string(REPLACE ";" "," text "${text}")  # one line, one list element
+  string(REPLACE "[" "(" text "${text}")
+  string(REPLACE "]" ")" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(ours FALSE)
+  set(counted "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^-- ")
+      string(REGEX MATCH "^-- GPUTopology" ours "${line}")
+    endif()
+    if(ours)
+      string(APPEND counted "${line}\n")
+    endif()
+  endforeach()
+  string(REGEX MATCHALL "\n" newlines "${counted}")
+  list(LENGTH newlines count)
+  if(count GREATER most)
+    message(FATAL_ERROR "${what}: ${count} lines from GPUTopology, more than ${most}:\n${counted}")
   endif()
+  message(STATUS "${what}: ${count} lines from GPUTopology (at most ${most})")
+endfunction()
+
+# Starts `ARGN` in the background; <name>.pid holds its process id, and
+# <name>.rc its exit status once it has ended (a shell waits for it).
+function(start_in_background name)
+  set(command "")
+  foreach(argument IN LISTS ARGN)
+    string(APPEND command " '${argument}'")
+  endforeach()
+  file(REMOVE "${WORK}/${name}.rc" "${WORK}/${name}.pid")
+  file(WRITE "${WORK}/${name}.sh" "${command} > '${WORK}/${name}.log' 2>&1 &\necho $! > '${WORK}/${name}.pid'\n"
+                                  "wait $!\necho $? > '${WORK}/${name}.rc'\n")
+  execute_process(COMMAND sh -c "sh '${WORK}/${name}.sh' < /dev/null > /dev/null 2>&1 &")
+  wait_for_file("${WORK}/${name}.pid" 10)
+  file(READ "${WORK}/${name}.pid" pid)
+  string(STRIP "${pid}" pid)
+  set(pid "${pid}" PARENT_SCOPE)
+endfunction()
+
+# Waits up to `seconds` for `file`; <found> (optional) says whether it came, else it must.
+function(wait_for_file file seconds)
+  foreach(tenth RANGE 1 ${seconds}0)
+    if(EXISTS "${file}")
+      break()
+    endif()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.1)
+  endforeach()
+  if(ARGC GREATER 2)
+    if(EXISTS "${file}")
+      set(${ARGV2} TRUE PARENT_SCOPE)
+    else()
+      set(${ARGV2} FALSE PARENT_SCOPE)
+    endif()
+  elseif(NOT EXISTS "${file}")
+    message(FATAL_ERROR "waited ${seconds} s for ${file}")
+  endif()
+endfunction()
+
+# Whether process `pid` still runs (a zombie does not).
+function(process_alive pid out_var)
+  execute_process(COMMAND sh -c "kill -0 ${pid} 2>/dev/null && ! ps -o stat= -p ${pid} | grep -q Z"
+                  RESULT_VARIABLE rc)
+  if(rc EQUAL 0)
+    set(${out_var} TRUE PARENT_SCOPE)
+  else()
+    set(${out_var} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# A stand-in nvidia-smi in `dir` that sees one GPU of compute capability 9.0.
+function(fake_nvidia_smi dir)
+  file(WRITE "${dir}/nvidia-smi" [=[#!/bin/sh
+case "$*" in
+*compute_cap*) echo "9.0" ;;
+*) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake-0000)" ;;
+esac
+]=])
+  file(CHMOD "${dir}/nvidia-smi" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                                             WORLD_READ WORLD_EXECUTE)
+  set(ENV{PATH} "${dir}:$ENV{PATH}")
 endfunction()
 
 # Runs the command `ARGN` twice at the same time (a shell script in WORK), each
@@ -108,9 +213,35 @@ endfunction()
 set(example "${PACKAGE_SOURCE}/examples/minimal")
 set(stored_arg -DGPU_TOPOLOGY_PROFILE=nvidia-h200)
 set(real_probe -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${PROBE})
+set(fake "${CMAKE_CURRENT_LIST_DIR}/fake_probe.sh")
+set(fake_make "${CMAKE_CURRENT_LIST_DIR}/fake_make.sh")
+# The stand-ins' settings; the GPU locks of the tests stay in their own directory.
+set(ENV{FAKE_REAL_PROBE} "${PROBE}")
+set(ENV{FAKE_PROFILE} "${stored}")
+set(ENV{FAKE_LOG} "${WORK}/probe.log")
+set(ENV{FAKE_BUILT_PROBE} "${PROBE}")
+set(ENV{FAKE_MAKE_LOG} "${WORK}/make.log")
+set(ENV{XDG_CACHE_HOME} "${WORK}/cache")
 
 if(MODE MATCHES "^(subdirectory|fetchcontent|installed)$")
-  set(args ${stored_arg} -DMINIMAL_REQUIRE_L2_NEAR=1048576)
+  set(args ${stored_arg})
+  # Every way of consuming the package offers the same targets: checked when the project is read.
+  file(WRITE "${WORK}/targets.cmake" [=[
+if(CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)  # the consumer's project(), not the package's
+  cmake_language(DEFER CALL _check_targets)
+endif()
+function(_check_targets)
+  if(NOT TARGET GPUTopology::gpu-topology-probe)
+    message(FATAL_ERROR "no target GPUTopology::gpu-topology-probe")
+  endif()
+  get_target_property(type GPUTopology::gpu-topology-probe TYPE)
+  message(STATUS "target GPUTopology::gpu-topology-probe: ${type}")
+endfunction()
+]=])
+  list(APPEND args -DCMAKE_PROJECT_INCLUDE=${WORK}/targets.cmake)
+  if(NOT MODE STREQUAL "fetchcontent")  # examples/minimal; the FetchContent project requires it itself
+    list(APPEND args -DMINIMAL_REQUIRE_L2_NEAR=1048576)
+  endif()
   if(MODE STREQUAL "installed")
     # The package as a user installs it: the tested build tree, no second build.
     run(ok "${CMAKE_COMMAND}" --install "${PACKAGE_BUILD}" --prefix "${WORK}/prefix")
@@ -120,18 +251,20 @@ if(MODE MATCHES "^(subdirectory|fetchcontent|installed)$")
       message(FATAL_ERROR "the install has no prebuilt probe")
     endif()
   elseif(MODE STREQUAL "fetchcontent")
-    write_project("${WORK}/project" "")
     file(WRITE "${WORK}/project/CMakeLists.txt"
          "cmake_minimum_required(VERSION 3.25)\nproject(consumer LANGUAGES CXX)\ninclude(FetchContent)\n"
          "FetchContent_Declare(GPUTopology SOURCE_DIR \"${PACKAGE_SOURCE}\")\nFetchContent_MakeAvailable(GPUTopology)\n"
          "add_executable(minimal \"${example}/main.cpp\")\ngpu_topology_generate(TARGET minimal)\n"
          "gpu_topology_require(L2_NEAR_SIZE_BYTES GREATER_EQUAL 1048576)\n"
          "enable_testing()\nadd_test(NAME minimal.prints COMMAND minimal)\ngpu_topology_add_tests()\n")
-    run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/consumer" -G "${GENERATOR}" ${stored_arg})
+    run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/consumer" -G "${GENERATOR}" ${args})
   else()
     configure(ok "${example}" "${WORK}/consumer" ${args})
   endif()
-  expect_in("${output}" "requirement met: L2_NEAR_SIZE_BYTES" "describes the GPU of the stored profile")
+  # A stored profile chosen on purpose is a status line, not a warning.
+  expect_in("${output}" "requirement met: L2_NEAR_SIZE_BYTES" "describes the GPU of the stored profile"
+            "target GPUTopology::gpu-topology-probe: EXECUTABLE")
+  expect_not_in("${output}" "CMake Warning")
   expect_nothing_compiled("${WORK}/consumer")
   # The package imposes no CUDA on its consumer.
   file(STRINGS "${WORK}/consumer/CMakeCache.txt" cuda REGEX "^CMAKE_CUDA_COMPILER:")
@@ -151,6 +284,13 @@ if(MODE MATCHES "^(subdirectory|fetchcontent|installed)$")
   if(NOT before STREQUAL after)
     message(FATAL_ERROR "a reconfigure rewrote an unchanged header")
   endif()
+  if(MODE STREQUAL "installed")
+    # The package's own tree, configured and not built: installing it says what to do first.
+    run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/unbuilt" -G "${GENERATOR}" ${stored_arg}
+        -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DGPU_TOPOLOGY_PROBE_CUDA=OFF)
+    run(fail "${CMAKE_COMMAND}" --install "${WORK}/unbuilt" --prefix "${WORK}/unbuilt-prefix")
+    expect_in("${output}" "GPUTopology: nothing to install yet: build first (cmake --build ${WORK}/unbuilt)")
+  endif()
 
 elseif(MODE STREQUAL "no_gpu")
   run(ok "${CMAKE_COMMAND}" -E env CUDA_VISIBLE_DEVICES= "${CMAKE_COMMAND}" -S "${example}" -B "${WORK}/consumer"
@@ -164,6 +304,14 @@ elseif(MODE STREQUAL "no_gpu")
         -DGPU_TOPOLOGY_ON_NO_GPU=${policy})
     expect_in("${output}" "no GPU to probe" "GPU_TOPOLOGY_ON_NO_GPU=${policy}")
   endforeach()
+  # A GPU is seen, but the probe finds no usable one (exit 77: here, no device 1): the same policy.
+  set(ENV{FAKE_DEVICES} 1)
+  configure(ok "${example}" "${WORK}/no-device" -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake} -DGPU_TOPOLOGY_DEVICE=1)
+  expect_in("${output}" "CMake Warning" "describes the GPU of the stored profile"
+            "no GPU to probe: device 1: gpu-topology-probe: no CUDA device 1 (1 found): fake")
+  configure(fail "${example}" "${WORK}/no-device-error" -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake}
+            -DGPU_TOPOLOGY_DEVICE=1 -DGPU_TOPOLOGY_ON_NO_GPU=error)
+  expect_in("${output}" "no GPU to probe (device 1: gpu-topology-probe: no CUDA device 1" "GPU_TOPOLOGY_ON_NO_GPU=error")
 
 elseif(MODE STREQUAL "broken")
   file(READ "${stored}" json)
@@ -238,6 +386,21 @@ message(STATUS "l15=${l15} lower=${l15_IS_LOWER_BOUND} doubt=[${l15_DOUBT}] sms_
 ]=])
   run(ok "${CMAKE_COMMAND}" -S "${WORK}/get" -B "${WORK}/get-build" -G "${GENERATOR}" ${stored_arg})
   expect_in("${output}" "l15=65536 lower=TRUE doubt=[] sms_lower=[]")
+  # A doubt or a reason is text, even one that CMake's if() takes for false ("N", "...-NOTFOUND").
+  derive_profile("${WORK}/falsy.json" caches.l1.size_bytes.doubt "\"N\""
+                 caches.texture.line_bytes.reason "\"why-NOTFOUND\"")
+  write_project("${WORK}/falsy" [=[
+add_library(kernels INTERFACE)
+gpu_topology_generate(TARGET kernels)
+gpu_topology_get(l1 L1_SIZE_BYTES)
+gpu_topology_get(line TEXTURE_LINE_BYTES)
+message(STATUS "l1 doubt=[${l1_DOUBT}] line=[${line}] unmeasured=[${line_UNMEASURED}]")
+gpu_topology_require(L1_SIZE_BYTES GREATER 0)
+]=])
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/falsy" -B "${WORK}/falsy-build" -G "${GENERATOR}" ${real_probe}
+      -DGPU_TOPOLOGY_PROFILE=${WORK}/falsy.json)
+  expect_in("${output}" "l1 doubt=[N] line=[] unmeasured=[why-NOTFOUND]"
+            "requirement L1_SIZE_BYTES GREATER 0 rests on a value not vouched for: N")
 
 elseif(MODE STREQUAL "bad_options")
   set(n 0)
@@ -276,6 +439,14 @@ endif()
 if(DEFINED AGAIN)
   gpu_topology_generate(NAME big PROFILE nvidia-h200)
 endif()
+if(DEFINED HYPHENATED)
+  add_library(my-kernels INTERFACE)
+  gpu_topology_generate(TARGET my-kernels PROFILE nvidia-h200)
+  gpu_topology_get(hyphenated_l2 L2_SIZE_BYTES FOR my_kernels)
+  message(STATUS \"my-kernels: GPUTopology::my_kernels, L2 \${hyphenated_l2}\")
+  add_library(my_kernels INTERFACE)
+  gpu_topology_generate(TARGET my_kernels PROFILE nvidia-h200)
+endif()
 ")
   file(WRITE "${WORK}/project/big.cpp" "#include <gpu_topology.hpp>\nstatic_assert(gpu_topology::l2.size_bytes == 62914560ull);\nint main() {}\n")
   file(WRITE "${WORK}/project/small.cpp" "#include <gpu_topology.hpp>\nstatic_assert(gpu_topology::l2.size_bytes == 15728640ull);\nint main() {}\n")
@@ -286,19 +457,28 @@ endif()
   expect_in("${output}" "several gpu_topology_generate() calls (big, small); say which with FOR <name>")
   run(fail "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/again" -G "${GENERATOR}" ${real_probe} -DAGAIN=1)
   expect_in("${output}" "NAME 'big' is used by an earlier call")
+  # A TARGET that is no C identifier names its call all the same; a second one that maps to it is told apart.
+  run(fail "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/hyphenated" -G "${GENERATOR}" ${real_probe}
+      -DHYPHENATED=1)
+  expect_in("${output}" "my-kernels: GPUTopology::my_kernels, L2 62914560"
+            "NAME 'my_kernels' (from TARGET my_kernels) is used by an earlier call; give each call its own NAME")
 
 elseif(MODE STREQUAL "fake_gpu")
-  set(fake "${CMAKE_CURRENT_LIST_DIR}/fake_probe.sh")
-  set(ENV{FAKE_REAL_PROBE} "${PROBE}")
-  set(ENV{FAKE_PROFILE} "${stored}")
-  set(ENV{FAKE_LOG} "${WORK}/probe.log")
   set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
+  # The lock of another user in a shared /tmp: a file this user cannot open for writing
+  # (here a directory in its place, which even root cannot). Probes lock per user instead.
+  file(MAKE_DIRECTORY "${WORK}/tmp/gpu-topology-GPU_fake_0000.lock")
+  set(ENV{TMPDIR} "${WORK}/tmp")
   # Measured once, then reused from the build tree's cache; REPROBE measures again.
   configure(ok "${example}" "${WORK}/consumer" ${measure})
   expect_in("${output}" "probing NVIDIA H200 (device 0, GPU-fake-0000)" "GPUTopology: NVIDIA H200")
   expect_not_in("${output}" "stored profile")
+  if(NOT EXISTS "${WORK}/cache/gpu-topology/GPU_fake_0000.lock")
+    message(FATAL_ERROR "the GPU's lock is not in the user's own directory (XDG_CACHE_HOME/gpu-topology)")
+  endif()
   run(ok "${CMAKE_COMMAND}" "${WORK}/consumer")
-  expect_in("${output}" "reusing this build tree's measurement")
+  expect_in("${output}" "NVIDIA H200: this build tree's measurement")
+  expect_not_in("${output}" "probing")
   run(ok "${CMAKE_COMMAND}" "${WORK}/consumer" -DGPU_TOPOLOGY_REPROBE=ON)
   expect_in("${output}" "probing NVIDIA H200")
   # A corrupt cached profile is measured again, and the configure says so.
@@ -306,13 +486,22 @@ elseif(MODE STREQUAL "fake_gpu")
   file(WRITE "${cached}" "{\"schema\": \"gpu-topology/2\", \"trunc")
   run(ok "${CMAKE_COMMAND}" "${WORK}/consumer" -DGPU_TOPOLOGY_REPROBE=OFF)
   expect_in("${output}" "the cached profile is corrupt, so the GPU is measured again" "probing NVIDIA H200")
+  # Locks that cannot be kept where they belong: a warning, and the build tree keeps them.
+  set(ENV{XDG_CACHE_HOME} "${WORK}/cache-is-a-file")
+  file(WRITE "${WORK}/cache-is-a-file" "")
+  configure(ok "${example}" "${WORK}/no-lock-dir" ${measure})
+  expect_in("${output}" "cannot keep the GPU locks in ${WORK}/cache-is-a-file/gpu-topology")
+  if(NOT EXISTS "${WORK}/no-lock-dir/_gpu_topology/GPU_fake_0000.lock")
+    message(FATAL_ERROR "without a lock directory the build tree does not keep the lock")
+  endif()
+  set(ENV{XDG_CACHE_HOME} "${WORK}/cache")
   # A busy GPU: a warning that names what is not vouched for, nothing cached; or, asked for, an error.
   set(ENV{FAKE_MODE} busy)
   configure(ok "${example}" "${WORK}/busy" ${measure})
   expect_in("${output}" "CMake Warning" "other work ran on NVIDIA H200 while it was probed")
   # A stored profile measured while busy warns too, though no probe ran.
   derive_profile("${WORK}/busy-stored.json" conditions.quiet false)
-  configure(ok "${example}" "${WORK}/busy-stored" -DGPU_TOPOLOGY_PROFILE=${WORK}/busy-stored.json)
+  configure(ok "${example}" "${WORK}/busy-stored" ${real_probe} -DGPU_TOPOLOGY_PROFILE=${WORK}/busy-stored.json)
   expect_in("${output}" "CMake Warning" "other work ran on NVIDIA H200 while it was probed")
   expect_not_in("${output}" "The next configure measures again")
   file(GLOB cached "${WORK}/busy/_gpu_topology/profile-*.json")
@@ -321,10 +510,12 @@ elseif(MODE STREQUAL "fake_gpu")
   endif()
   configure(fail "${example}" "${WORK}/busy-error" ${measure} -DGPU_TOPOLOGY_ON_BUSY_GPU=error)
   expect_in("${output}" "GPU_TOPOLOGY_ON_BUSY_GPU=error stops the configure")
-  # A probe that fails stops the configure and caches nothing; a GPU that cannot be probed is an error.
+  # A probe that fails stops the configure, shows what it printed and caches nothing; a GPU that
+  # cannot be probed is an error.
   set(ENV{FAKE_MODE} fail)
   configure(fail "${example}" "${WORK}/fail" ${measure})
-  expect_in("${output}" "the probe failed (1)" "Nothing was cached")
+  expect_in("${output}" "the probe failed (1)" "Nothing was cached" "stage l1: fake progress line"
+            "gpu-topology-probe: fake failure")
   set(ENV{FAKE_MODE} broken)
   configure(fail "${example}" "${WORK}/broken" ${measure})
   expect_in("${output}" "a GPU is present, but device 0 cannot be probed")
@@ -342,18 +533,92 @@ elseif(MODE STREQUAL "fake_gpu")
     message(FATAL_ERROR "two probes of one GPU overlapped: ${events}")
   endif()
 
+elseif(MODE STREQUAL "quiet")
+  set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
+  # A first measured configure: a few lines; the probe's stages and the table stay out.
+  configure(ok "${example}" "${WORK}/consumer" ${measure})
+  expect_our_lines("${stdout}" 12 "first measured configure")
+  expect_in("${output}" "probing NVIDIA H200 (device 0, GPU-fake-0000) - done (" "wrote")
+  expect_not_in("${output}" "stage warm-up" "CMake Warning" "L1 hit latency")
+  # A re-configure that changes nothing: at most 3 lines.
+  run(ok "${CMAKE_COMMAND}" "${WORK}/consumer")
+  expect_our_lines("${stdout}" 3 "re-configure")
+  expect_in("${output}" "is up to date")
+  # Asked for: every stage as it comes, and the whole table.
+  run(ok "${CMAKE_COMMAND}" --log-level=VERBOSE "${WORK}/consumer" -DGPU_TOPOLOGY_REPROBE=ON)
+  expect_in("${output}" "stage warm-up: fake progress line" "stage l1: fake progress line" "L1 hit latency")
+  # A user's profile: the nested build of the probe that renders it prints nothing by default
+  # (here a stand-in build: fake_make.sh), and everything when it fails.
+  derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
+  set(nested -DCMAKE_MAKE_PROGRAM=${fake_make} -DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json)
+  configure(ok "${example}" "${WORK}/nested" ${nested})
+  expect_our_lines("${stdout}" 12 "first configure with a user's profile")
+  expect_in("${output}" "building the probe (render only) - done (")
+  expect_not_in("${output}" "fake-progress-line" "_gpu_topology/probe-render" "CMake Warning")
+  run(ok "${CMAKE_COMMAND}" "${WORK}/nested")
+  expect_our_lines("${stdout}" 3 "re-configure with a user's profile")
+  set(ENV{FAKE_MAKE_MODE} fail)
+  configure(fail "${example}" "${WORK}/nested-fails" ${nested})
+  expect_in("${output}" "building the probe (render only) - failed" "building the probe in"
+            "[1/2] Building CXX object fake-progress-line.o" "fake-compile-error: the stand-in build failed")
+
+elseif(MODE STREQUAL "native_arch")
+  # A CUDA consumer that sets no architectures: enable_language(CUDA) caches nvcc's default,
+  # which the probe that measures must not take (it would run as JIT-compiled PTX, without
+  # the cluster facts). Here a GPU of compute capability 9.0 (a stand-in nvidia-smi); the
+  # nested configure is real, its build a stand-in that "builds" the stand-in probe.
+  fake_nvidia_smi("${WORK}")
+  set(ENV{FAKE_BUILT_PROBE} "${fake}")
+  write_project("${WORK}/project" "enable_language(CUDA)\nadd_library(kernels INTERFACE)\ngpu_topology_generate(TARGET kernels)\n")
+  set(args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_MAKE_PROGRAM=${fake_make})
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${args})
+  expect_our_lines("${stdout}" 12 "first measured configure")
+  expect_in("${output}" "building the probe (measuring, 90-real) - done (" "probing NVIDIA H200")
+  file(STRINGS "${WORK}/build/CMakeCache.txt" consumer_architectures REGEX "^CMAKE_CUDA_ARCHITECTURES:")
+  file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures
+       REGEX "^CMAKE_CUDA_ARCHITECTURES:")
+  message(STATUS "the consumer: ${consumer_architectures}; its probe: ${probe_architectures}")
+  if(NOT probe_architectures MATCHES "=90-real$")
+    message(FATAL_ERROR "the probe was not built for the GPU here (9.0): ${probe_architectures}")
+  endif()
+  # The README's second configure: nothing configured or built again, a few lines.
+  file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
+  file(REMOVE "${WORK}/make.log")
+  run(ok "${CMAKE_COMMAND}" "${WORK}/build")
+  expect_our_lines("${stdout}" 3 "re-configure")
+  expect_not_in("${output}" "building the probe" "configuring")
+  file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_after "%s")
+  if(EXISTS "${WORK}/make.log" OR NOT stamp_before STREQUAL stamp_after)
+    message(FATAL_ERROR "the re-configure configured or built the probe again")
+  endif()
+  # The README's first command, twice: the package's own project enables CUDA after it
+  # measured, which caches nvcc's default; the second configure must not take it either.
+  set(readme -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release ${args})
+  run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/readme" -G "${GENERATOR}" ${readme})
+  expect_in("${output}" "building the probe (measuring, 90-real) - done (")
+  file(REMOVE "${WORK}/make.log")
+  run(ok "${CMAKE_COMMAND}" "${WORK}/readme")
+  expect_our_lines("${stdout}" 3 "the README's re-configure")
+  expect_not_in("${output}" "building the probe")
+  if(EXISTS "${WORK}/make.log")
+    message(FATAL_ERROR "the README's re-configure built the probe again")
+  endif()
+  # GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
+  run(ok "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
+  expect_in("${output}" "building the probe (measuring, 90-real, 80)")
+  run(fail "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=sm_80)
+  expect_in("${output}" "GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES has 'sm_80'")
+
 elseif(MODE STREQUAL "node")
-  set(fake "${CMAKE_CURRENT_LIST_DIR}/fake_probe.sh")
   set(node "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200-x2-node.json")
-  set(ENV{FAKE_REAL_PROBE} "${PROBE}")
-  set(ENV{FAKE_PROFILE} "${stored}")
   set(ENV{FAKE_NODE_PROFILE} "${node}")
-  set(ENV{FAKE_LOG} "${WORK}/probe.log")
   set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
   # One model: one set of facts, the values that differ withheld, the node in the header.
   configure(ok "${example}" "${WORK}/alike" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)
-  expect_in("${output}" "probing NVIDIA H200 (2 devices)" "node: 2 devices" "link 0 -> 1: nvswitch x18"
-            "differs between the node's devices")
+  expect_in("${output}" "probing NVIDIA H200 (2 devices)" "node of 2 devices (each device and link: --log-level=VERBOSE)")
+  expect_not_in("${output}" "link 0 -> 1")
+  run(ok "${CMAKE_COMMAND}" --log-level=VERBOSE "${WORK}/alike" -DGPU_TOPOLOGY_REPROBE=ON)
+  expect_in("${output}" "node: 2 devices" "link 0 -> 1: nvswitch x18" "differs between the node's devices")
   file(READ "${WORK}/alike/gpu_topology/minimal/gpu_topology.hpp" header)
   expect_in("${header}" "inline constexpr int device_count = 2;" "GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES_UNMEASURED")
   run(ok "${CMAKE_COMMAND}" --build "${WORK}/alike")
@@ -385,7 +650,7 @@ elseif(MODE STREQUAL "node")
   expect_in("${header}" "inline constexpr int device_count = 1;")
 
 elseif(MODE STREQUAL "heal")
-  # A user's own profile needs a probe to render it: the one nested build, here.
+  # A user's own profile needs a probe to render it: the one nested build the CPU tests compile.
   derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
   # The tree exists (CMake's own first configure of one tree cannot run twice at
   # once: its compiler checks share files), with a stored profile: no probe built.
@@ -393,20 +658,173 @@ elseif(MODE STREQUAL "heal")
   expect_nothing_compiled("${WORK}/consumer")
   # What an interrupted configure leaves: a nested build directory with a cache
   # and no stamp. Two configures of the tree start at once; both must work.
-  file(WRITE "${WORK}/consumer/_gpu_topology/probe-host/CMakeCache.txt" "garbage from an interrupted configure\n")
-  twice_at_once(heal "${CMAKE_COMMAND}" "${WORK}/consumer" "-DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json")
-  expect_in("${output}" "configuring it afresh" "building the probe (host")
+  file(WRITE "${WORK}/consumer/_gpu_topology/probe-render/CMakeCache.txt" "garbage from an interrupted configure\n")
+  twice_at_once(heal "${CMAKE_COMMAND}" --log-level=VERBOSE "${WORK}/consumer" "-DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json")
+  expect_in("${output}" "configuring it afresh" "building the probe (render only)")
+  run(ok "${CMAKE_COMMAND}" --build "${WORK}/consumer")
+  run(ok "${WORK}/consumer/minimal")
+  expect_in("${output}" "My H200")
+  # The probe built to render renders, and says what it cannot do.
+  run(fail "${WORK}/consumer/_gpu_topology/probe-render/gpu-topology-probe" replay "${WORK}/none.log")
+  expect_in("${output}" "'replay' needs the full probe; this one was built to render profiles only")
+
+elseif(MODE STREQUAL "stop")
+  # A configure stopped while it builds the probe (a stand-in build that takes a minute) stops
+  # that build with it, whether it is asked to (SIGTERM) or killed (SIGKILL).
+  derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
+  set(consumer "${CMAKE_COMMAND}" -S "${example}" -B "${WORK}/consumer" -G "${GENERATOR}"
+               -DGPU_TOPOLOGY_SOURCE_DIR=${PACKAGE_SOURCE} -DCMAKE_MAKE_PROGRAM=${fake_make}
+               -DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json)
+  set(ENV{FAKE_MAKE_SECONDS} 60)
+  foreach(signal TERM KILL)
+    file(REMOVE "${WORK}/make.log.sleeping")
+    start_in_background(configure ${consumer})
+    wait_for_file("${WORK}/make.log.sleeping" 120)  # the build runs
+    file(READ "${WORK}/make.log.sleeping" build)
+    string(STRIP "${build}" build)
+    execute_process(COMMAND kill -${signal} ${pid})
+    # CMake obeys a SIGTERM once its children are done: the configure must end long before the minute.
+    wait_for_file("${WORK}/configure.rc" 20 stopped)
+    if(NOT stopped)
+      message(FATAL_ERROR "a configure sent SIG${signal} was still waiting for its probe's build 20 s later")
+    endif()
+    foreach(second RANGE 10)
+      process_alive(${build} running)
+      if(NOT running)
+        break()
+      endif()
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 1)
+    endforeach()
+    if(running)
+      message(FATAL_ERROR "SIG${signal} stopped the configure, and its probe's build (process ${build}) runs on")
+    endif()
+    if(EXISTS "${WORK}/consumer/_gpu_topology/probe-render/gpu-topology-probe")
+      message(FATAL_ERROR "the build of a stopped configure went on to its end")
+    endif()
+  endforeach()
+  # Killed again, and configured again at once: the new configure's build never runs beside
+  # the old one, which it waits for (its watcher stops it within a second or so).
+  file(REMOVE "${WORK}/make.log.sleeping" "${WORK}/make.log")
+  start_in_background(configure ${consumer})
+  wait_for_file("${WORK}/make.log.sleeping" 120)
+  execute_process(COMMAND kill -KILL ${pid})
+  set(ENV{FAKE_MAKE_SECONDS} 0)
+  run(ok ${consumer})
+  file(READ "${WORK}/make.log" events)
+  expect_not_in("${events}" "overlap")
   run(ok "${CMAKE_COMMAND}" --build "${WORK}/consumer")
   run(ok "${WORK}/consumer/minimal")
   expect_in("${output}" "My H200")
 
+elseif(MODE STREQUAL "moved")
+  # The package's source, moved after a configure: the next configure uses the new place.
+  foreach(part CMakeLists.txt cmake generated include probe templates)
+    file(COPY "${PACKAGE_SOURCE}/${part}" DESTINATION "${WORK}/first")
+  endforeach()
+  file(WRITE "${WORK}/project/CMakeLists.txt" [=[
+cmake_minimum_required(VERSION 3.25)
+project(consumer LANGUAGES CXX)
+if(USE_INSTALL)
+  find_package(GPUTopology 1 REQUIRED)
+else()
+  add_subdirectory("${PACKAGE}" gpu_topology EXCLUDE_FROM_ALL)
+endif()
+add_library(kernels INTERFACE)
+gpu_topology_generate(TARGET kernels PROFILE nvidia-h100)
+get_target_property(include GPUTopology::kernels INTERFACE_INCLUDE_DIRECTORIES)
+message(STATUS "include: ${include}")
+]=])
+  configure(ok "${WORK}/project" "${WORK}/build" -DPACKAGE=${WORK}/first)
+  expect_in("${output}" "${WORK}/first/include" "${WORK}/first/generated/profiles/nvidia-h100.json")
+  file(RENAME "${WORK}/first" "${WORK}/second")
+  configure(ok "${WORK}/project" "${WORK}/build" -DPACKAGE=${WORK}/second)
+  expect_in("${output}" "${WORK}/second/include" "${WORK}/second/generated/profiles/nvidia-h100.json")
+  expect_not_in("${output}" "${WORK}/first")
+  # From an install to the source tree, in one build tree: the source tree's files.
+  run(ok "${CMAKE_COMMAND}" --install "${PACKAGE_BUILD}" --prefix "${WORK}/prefix")
+  configure(ok "${WORK}/project" "${WORK}/switch" -DUSE_INSTALL=ON -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+  expect_in("${output}" "${WORK}/prefix/include/GPUTopology")
+  configure(ok "${WORK}/project" "${WORK}/switch" -DUSE_INSTALL=OFF -DPACKAGE=${WORK}/second)
+  expect_in("${output}" "${WORK}/second/include")
+  expect_not_in("${output}" "${WORK}/prefix")
+
+elseif(MODE STREQUAL "scopes")
+  # find_package in a subdirectory, gpu_topology_generate at the top level: the installed
+  # probe renders the user's profile there too (nothing is built).
+  run(ok "${CMAKE_COMMAND}" --install "${PACKAGE_BUILD}" --prefix "${WORK}/prefix")
+  derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
+  file(WRITE "${WORK}/project/sub/CMakeLists.txt" "find_package(GPUTopology 1 REQUIRED)\n")
+  file(WRITE "${WORK}/project/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)\nproject(consumer LANGUAGES CXX)\n"
+       "add_subdirectory(sub)\nadd_library(kernels INTERFACE)\n"
+       "gpu_topology_generate(TARGET kernels PROFILE \"${WORK}/mine.json\")\n"
+       "gpu_topology_get(name DEVICE_NAME)\nmessage(STATUS \"device: \${name}\")\n")
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}"
+      -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+  expect_in("${output}" "device: My H200")
+  expect_nothing_compiled("${WORK}/build")
+
+elseif(MODE STREQUAL "no_cuda")
+  # A GPU (a stand-in nvidia-smi) and no CUDA compiler: the configure says how to fix it,
+  # and the fix works on the next configure of the same tree (nothing "not found" is cached).
+  fake_nvidia_smi("${WORK}")
+  set(ENV{CUDACXX} "${WORK}/cuda/bin/nvcc")
+  configure(fail "${example}" "${WORK}/consumer")
+  expect_in("${output}" "a GPU is present, but the probe cannot be built to measure it"
+            "CUDACXX is '${WORK}/cuda/bin/nvcc', and no such file exists" "the next configure looks again")
+  # Now there is one (a stand-in that fails to compile): the configure goes on to use it.
+  file(WRITE "${WORK}/cuda/bin/nvcc" "#!/bin/sh\necho \"stand-in nvcc: cannot compile\" >&2\nexit 1\n")
+  file(CHMOD "${WORK}/cuda/bin/nvcc" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  configure(fail "${example}" "${WORK}/consumer")
+  expect_in("${output}" "configuring the probe in")
+  expect_not_in("${output}" "no such file exists")
+  file(STRINGS "${WORK}/consumer/_gpu_topology/probe-measure/CMakeCache.txt" compiler REGEX "^CMAKE_CUDA_COMPILER:")
+  if(NOT compiler MATCHES "=${WORK}/cuda/bin/nvcc$")
+    message(FATAL_ERROR "the probe's build did not get the CUDA compiler now in CUDACXX: ${compiler}")
+  endif()
+
+elseif(MODE STREQUAL "cross")
+  # Cross-compiling with a user's profile: the probe that renders it runs here, so it is
+  # built with a host compiler, never the target's (a stand-in that cannot link host programs).
+  derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
+  file(WRITE "${WORK}/cross/fake-cross-c++" [=[#!/bin/sh
+for argument in "$@"; do
+  case "$argument" in -c|-E) exec c++ "$@" ;; esac
+done
+echo "fake-cross-c++: cannot link programs for this host" >&2
+exit 1
+]=])
+  file(CHMOD "${WORK}/cross/fake-cross-c++" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  file(WRITE "${WORK}/toolchain.cmake" "set(CMAKE_SYSTEM_NAME Linux)\nset(CMAKE_SYSTEM_PROCESSOR fakearch)\n"
+       "set(CMAKE_CXX_COMPILER \"${WORK}/cross/fake-cross-c++\")\nset(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n")
+  set(ENV{CXX} "${WORK}/cross/fake-cross-c++")  # as a cross environment often sets it
+  write_project("${WORK}/project" "add_library(kernels INTERFACE)\ngpu_topology_generate(TARGET kernels)\n")
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}"
+      -DCMAKE_TOOLCHAIN_FILE=${WORK}/toolchain.cmake -DCMAKE_MAKE_PROGRAM=${fake_make}
+      -DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json)
+  expect_in("${output}" "building the probe (render only) - done")
+  file(STRINGS "${WORK}/build/_gpu_topology/probe-render/CMakeCache.txt" compiler REGEX "^CMAKE_CXX_COMPILER:")
+  if(compiler MATCHES "fake-cross")
+    message(FATAL_ERROR "the probe that renders was configured with the target's compiler: ${compiler}")
+  endif()
+  # GPU_TOPOLOGY_HOST_CXX_COMPILER names the host compiler.
+  find_program(host_compiler NAMES c++ g++ clang++ REQUIRED)
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/named" -G "${GENERATOR}"
+      -DCMAKE_TOOLCHAIN_FILE=${WORK}/toolchain.cmake -DCMAKE_MAKE_PROGRAM=${fake_make}
+      -DGPU_TOPOLOGY_PROFILE=${WORK}/mine.json -DGPU_TOPOLOGY_HOST_CXX_COMPILER=${host_compiler})
+  file(STRINGS "${WORK}/named/_gpu_topology/probe-render/CMakeCache.txt" compiler REGEX "^CMAKE_CXX_COMPILER:")
+  string(REGEX REPLACE "^[^=]*=" "" compiler "${compiler}")
+  if(NOT compiler STREQUAL host_compiler)
+    message(FATAL_ERROR "GPU_TOPOLOGY_HOST_CXX_COMPILER=${host_compiler} was not used: ${compiler}")
+  endif()
+
 elseif(MODE STREQUAL "gpu_identity")
   include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
-  _gpu_topology_no_gpu_reason(no_gpu)
+  _gpu_topology_gpus_here(no_gpu architectures)
   if(NOT no_gpu STREQUAL "")
     message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
     return()
   endif()
+  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
   # Another GPU's profile: the identity test must fail.
   derive_profile("${WORK}/other.json" device.name "\"Another GPU\"")
   configure(ok "${example}" "${WORK}/other" -DGPU_TOPOLOGY_PROFILE=${WORK}/other.json)
@@ -418,6 +836,66 @@ elseif(MODE STREQUAL "gpu_identity")
   run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/this" -L gpu --output-on-failure)
   expect_in("${output}" "100% tests passed")
   expect_not_in("${output}" "Skipped" "did not run")  # on this GPU they run, not skip
+
+elseif(MODE STREQUAL "gpu_native")
+  # A CUDA consumer that sets no architectures, on a GPU: the probe that measured is machine
+  # code for this GPU (never nvcc's default run as JIT-compiled PTX), so on cc >= 9.0 the
+  # cluster facts are measured; the README's second configure builds nothing.
+  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+  _gpu_topology_gpus_here(no_gpu architectures)
+  if(NOT no_gpu STREQUAL "")
+    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
+    return()
+  endif()
+  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
+  write_project("${WORK}/project" [=[
+enable_language(CUDA)
+add_library(kernels INTERFACE)
+gpu_topology_generate(TARGET kernels)
+foreach(fact CC_MAJOR CC_MINOR CLUSTER_MAX_BLOCKS DSMEM_LATENCY_CYCLES DSMEM_BANDWIDTH_BYTES_PER_S)
+  gpu_topology_get(value ${fact})
+  message(STATUS "fact ${fact}=${value} (${value_UNMEASURED})")
+endforeach()
+]=])
+  _gpu_topology_now(start)
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}")
+  _gpu_topology_seconds_since(${start} took)
+  message(STATUS "first configure: ${took}")
+  set(configured "${output}")
+  expect_our_lines("${stdout}" 12 "first measured configure")
+  string(REGEX MATCH "fact CC_MAJOR=([0-9]+)" ignored "${configured}")
+  set(major "${CMAKE_MATCH_1}")
+  string(REGEX MATCH "fact CC_MINOR=([0-9]+)" ignored "${configured}")
+  set(sm "sm_${major}${CMAKE_MATCH_1}")
+  # Machine code for this GPU in the probe that measured.
+  file(STRINGS "${WORK}/build/CMakeCache.txt" nvcc REGEX "^CMAKE_CUDA_COMPILER:")
+  string(REGEX REPLACE "^[^=]*=" "" nvcc "${nvcc}")
+  get_filename_component(cuda_bin "${nvcc}" DIRECTORY)
+  set(probe "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-probe")
+  run(ok "${cuda_bin}/cuobjdump" --list-elf "${probe}")
+  message(STATUS "the probe's machine code:\n${output}")
+  expect_in("${output}" ".${sm}.cubin")
+  # What only machine code for cc >= 9.0 measures: the thread block clusters.
+  if(major GREATER_EQUAL 9)
+    foreach(fact CLUSTER_MAX_BLOCKS DSMEM_LATENCY_CYCLES DSMEM_BANDWIDTH_BYTES_PER_S)
+      if(NOT configured MATCHES "fact ${fact}=[0-9]+ ")
+        string(REGEX MATCH "fact ${fact}=[^\n]*" line "${configured}")
+        message(FATAL_ERROR "on a GPU of compute capability ${major}.x the probe did not measure ${line}")
+      endif()
+    endforeach()
+  endif()
+  # The re-configure: nothing configured or built again, a few lines.
+  file(TIMESTAMP "${probe}" probe_before "%s")
+  _gpu_topology_now(start)
+  run(ok "${CMAKE_COMMAND}" "${WORK}/build")
+  _gpu_topology_seconds_since(${start} took)
+  message(STATUS "re-configure: ${took}")
+  expect_our_lines("${stdout}" 3 "re-configure")
+  expect_not_in("${output}" "building the probe" "probing")
+  file(TIMESTAMP "${probe}" probe_after "%s")
+  if(NOT probe_before STREQUAL probe_after)
+    message(FATAL_ERROR "the re-configure built the probe again")
+  endif()
 
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")

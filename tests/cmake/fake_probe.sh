@@ -1,10 +1,12 @@
 #!/bin/sh
 # A stand-in for gpu-topology-probe on machines without a GPU, so the CMake
 # tests can walk the measuring path (GPU_TOPOLOGY_PROBE_EXECUTABLE=this file).
-#   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu);
+#   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu, and for
+#                      --device N when the machine has only FAKE_DEVICES devices);
 #                      with --all-devices, a list of two
 #   probe --output F   copies FAKE_PROFILE (with --all-devices: FAKE_NODE_PROFILE) to F after
-#                      FAKE_SECONDS, logging start and end to FAKE_LOG; exits 3 when FAKE_MODE=busy, 1 when fail
+#                      FAKE_SECONDS, logging start and end to FAKE_LOG and its stages to stderr
+#                      ("stage ..."); exits 3 when FAKE_MODE=busy, 1 when fail
 #   anything else      the real probe (FAKE_REAL_PROBE): render, validate, check...
 command=$1
 shift
@@ -14,6 +16,10 @@ identity)
   nogpu) echo "gpu-topology-probe: no usable CUDA device: fake" >&2; exit 77 ;;
   broken) echo "gpu-topology-probe: cudaGetDeviceProperties failed: fake" >&2; exit 1 ;;
   esac
+  if [ "$1" = "--device" ] && [ "$2" -ge "${FAKE_DEVICES:-1}" ]; then
+    echo "gpu-topology-probe: no CUDA device $2 (${FAKE_DEVICES:-1} found): fake" >&2
+    exit 77
+  fi
   one='"name":"NVIDIA H200","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"fake"'
   if [ "$1" = "--all-devices" ]; then
     echo "[{\"uuid\":\"GPU-fake-0000\",$one},{\"uuid\":\"GPU-fake-0001\",$one}]"
@@ -30,7 +36,9 @@ probe)
     shift
   done
   echo "start $$ $(date +%s.%N)" >> "$FAKE_LOG"
+  echo "stage warm-up: fake progress line" >&2
   sleep "${FAKE_SECONDS:-0}"
+  echo "stage l1: fake progress line" >&2
   echo "end $$ $(date +%s.%N)" >> "$FAKE_LOG"
   [ "$FAKE_MODE" = fail ] && { echo "gpu-topology-probe: fake failure" >&2; exit 1; }
   cp "$profile" "$output"
