@@ -37,7 +37,7 @@
 #   GPU_TOPOLOGY_PROFILE, GPU_TOPOLOGY_DEVICE, GPU_TOPOLOGY_REPROBE, GPU_TOPOLOGY_ON_NO_GPU,
 #   GPU_TOPOLOGY_ON_BUSY_GPU, GPU_TOPOLOGY_PROBE_TIMEOUT, GPU_TOPOLOGY_LEVEL, GPU_TOPOLOGY_TIME_BUDGET,
 #   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
-#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR
+#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU
 include_guard(GLOBAL)
 
 # Where include/, templates/, generated/ (and probe/ in a source tree) live:
@@ -581,6 +581,11 @@ function(gpu_topology_generate)
   endif()
 
   _gpu_topology_verbose(verbose)
+  set(header "${output_dir}/gpu_topology.hpp")
+  set(header_was_there FALSE)
+  if(EXISTS "${header}")
+    set(header_was_there TRUE)
+  endif()
   set(vars "${state}/vars-${ARG_NAME}.cmake")
   _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
   include("${vars}")
@@ -607,10 +612,9 @@ function(gpu_topology_generate)
   set(shown_file "${state}/shown-${ARG_NAME}.txt")
   set(shown_now "${GPU_TOPOLOGY_PROFILE_HASH};${GPU_TOPOLOGY_PROFILE_SOURCE};${output_dir}")
   set(shown_before "")
-  if(EXISTS "${shown_file}")
+  if(EXISTS "${shown_file}" AND header_was_there)
     file(READ "${shown_file}" shown_before)
   endif()
-  set(header "${output_dir}/gpu_topology.hpp")
   if(verbose AND NOT table STREQUAL "")
     string(STRIP "${table}" table)
     string(REPLACE "\n" "\n   " table "${table}")
