@@ -213,6 +213,18 @@ function(derive_profile out)
   file(WRITE "${out}" "${json}")
 endfunction()
 
+# The GPU tests: reported skipped (GPU_TOPOLOGY_SKIPPED) without a GPU, which this script then
+# leaves; with one, they take the real GPU's lock, the one every configure of this user takes.
+macro(skip_without_gpu)
+  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+  _gpu_topology_gpus_here(no_gpu architectures)
+  if(NOT no_gpu STREQUAL "")
+    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
+    return()
+  endif()
+  set(ENV{XDG_CACHE_HOME} "")
+endmacro()
+
 set(example "${PACKAGE_SOURCE}/examples/minimal")
 set(stored_arg -DGPU_TOPOLOGY_PROFILE=nvidia-h200)
 set(real_probe -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${PROBE})
@@ -971,13 +983,7 @@ int main() {
   expect_not_in("${output}" "Not Run")
 
 elseif(MODE STREQUAL "gpu_identity")
-  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
-  _gpu_topology_gpus_here(no_gpu architectures)
-  if(NOT no_gpu STREQUAL "")
-    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
-    return()
-  endif()
-  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
+  skip_without_gpu()
   # Another GPU's profile: the identity test must fail.
   derive_profile("${WORK}/other.json" device.name "\"Another GPU\"")
   configure(ok "${example}" "${WORK}/other" -DGPU_TOPOLOGY_PROFILE=${WORK}/other.json)
@@ -994,13 +1000,7 @@ elseif(MODE STREQUAL "gpu_native")
   # A CUDA consumer that sets no architectures, on a GPU: the probe that measured is machine
   # code for this GPU (never nvcc's default run as JIT-compiled PTX), so on cc >= 9.0 the
   # cluster facts are measured; the README's second configure builds nothing.
-  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
-  _gpu_topology_gpus_here(no_gpu architectures)
-  if(NOT no_gpu STREQUAL "")
-    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
-    return()
-  endif()
-  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
+  skip_without_gpu()
   write_project("${WORK}/project" [=[
 enable_language(CUDA)
 add_library(kernels INTERFACE)
