@@ -22,6 +22,12 @@
 #   gpu_topology_add_tests([FOR n] [PREFIX p] [DEVICE i])
 #       CTest tests (label gpu): the runner's GPU is the one the header
 #       describes, and a fresh measurement agrees with it. Skipped without a GPU.
+#       For DEVICES ALL, per device, each on the GPU CTest hands it (docs/ci.md):
+#       the measurement wrote a CTest resource spec file of the node's GPUs and made
+#       it CTEST_RESOURCE_SPEC_FILE.
+#   gpu_topology_test_resources(TEST t [GPUS n] [SLOTS s])
+#       The project's own test asks CTest for n GPUs (RESOURCE_GROUPS); it reads the
+#       one it got with gpu_topology::ctest_device().
 #   FOR may be left out while a project has made one gpu_topology_generate call.
 #
 # A configure prints a few lines (the probe's build and run with their times, the
@@ -31,7 +37,7 @@
 #   GPU_TOPOLOGY_PROFILE, GPU_TOPOLOGY_DEVICE, GPU_TOPOLOGY_REPROBE, GPU_TOPOLOGY_ON_NO_GPU,
 #   GPU_TOPOLOGY_ON_BUSY_GPU, GPU_TOPOLOGY_PROBE_TIMEOUT, GPU_TOPOLOGY_LEVEL, GPU_TOPOLOGY_TIME_BUDGET,
 #   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
-#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR
+#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU
 include_guard(GLOBAL)
 
 # Where include/, templates/, generated/ (and probe/ in a source tree) live:
@@ -96,6 +102,8 @@ set(GPU_TOPOLOGY_HOST_CXX_COMPILER "" CACHE FILEPATH
     "When cross-compiling: the host C++ compiler that builds the probe which renders a profile (empty: the default one)")
 set(GPU_TOPOLOGY_LOCK_DIR "" CACHE PATH
     "Where the per-GPU locks of this user's probes are (empty: XDG_CACHE_HOME or ~/.cache, gpu-topology/)")
+set(GPU_TOPOLOGY_SLOTS_PER_GPU 1 CACHE STRING
+    "CTest resource slots of each GPU in the resource spec file a DEVICES ALL measurement writes")
 
 include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyProbe.cmake")
 
@@ -390,6 +398,87 @@ function(_gpu_topology_render profile source output_dir vars want_table table_va
   set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
+# --- CTest resource allocation (docs/ci.md) ---------------------------------------------
+
+# The CTest resource spec file (version 1.0) for the node this configure measured
+# (DEVICES ALL): one `gpus` entry per device, its id the CUDA device index, with
+# GPU_TOPOLOGY_SLOTS_PER_GPU slots (default 1: a test that takes a GPU has it to
+# itself). A device measured while busy is listed, and the configure says so; one
+# the profile does not describe as measured on this machine is left out, and the
+# configure says so. Written atomically, and only when it changes (new devices make
+# a new measurement, hence a new file). It becomes CTEST_RESOURCE_SPEC_FILE, so
+# plain `ctest` allocates the GPUs, unless the project set one of its own.
+# <out_var>: the file, or "" when no device qualifies; <ids_var>: the ids listed.
+function(_gpu_topology_resource_spec profile out_var ids_var)
+  set(${out_var} "" PARENT_SCOPE)
+  set(${ids_var} "" PARENT_SCOPE)
+  if(NOT GPU_TOPOLOGY_SLOTS_PER_GPU MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_SLOTS_PER_GPU is '${GPU_TOPOLOGY_SLOTS_PER_GPU}'; use a whole "
+                        "number of slots, 1 or more")
+  endif()
+  file(READ "${profile}" text)
+  string(JSON count LENGTH "${text}" devices)
+  set(entries "")
+  set(ids "")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON id ERROR_VARIABLE no_index GET "${text}" devices ${i} device index)
+    string(JSON source ERROR_VARIABLE no_source GET "${text}" devices ${i} source)
+    string(JSON quiet ERROR_VARIABLE no_conditions GET "${text}" devices ${i} conditions quiet)
+    if(no_index OR NOT id MATCHES "^[0-9]+$" OR NOT source STREQUAL "measured")
+      message(WARNING "GPUTopology: the node's device ${i} (index '${id}', source '${source}') was not measured on "
+                      "this machine: the CTest resource spec file leaves it out")
+      continue()
+    endif()
+    if(NOT quiet)
+      message(STATUS "GPUTopology: device ${id} is in the CTest resource spec file, but other work ran on it while "
+                     "it was measured: its facts are not vouched for")
+    endif()
+    list(APPEND entries "{\"id\": \"${id}\", \"slots\": ${GPU_TOPOLOGY_SLOTS_PER_GPU}}")
+    list(APPEND ids "${id}")
+  endforeach()
+  if(NOT ids)
+    return()  # a spec without GPUs would leave every test that asks for one "Not Run"
+  endif()
+  list(JOIN entries ", " entries)
+  string(CONCAT spec "{\"version\": {\"major\": 1, \"minor\": 0},\n"
+                     " \"local\": [{\"gpus\": [${entries}]}]}\n")
+  _gpu_topology_state_dir(state)
+  set(file "${state}/ctest-resource-spec.json")
+  set(before "")
+  if(EXISTS "${file}")
+    file(READ "${file}" before)
+  endif()
+  if(NOT before STREQUAL spec)
+    string(RANDOM LENGTH 12 unique)  # two configures of one tree at once write two files
+    file(WRITE "${file}.${unique}" "${spec}")
+    file(RENAME "${file}.${unique}" "${file}")
+  endif()
+  set(${out_var} "${file}" PARENT_SCOPE)
+  set(${ids_var} "${ids}" PARENT_SCOPE)
+endfunction()
+
+# Makes `file` (or, for "", no file of ours) this build's CTEST_RESOURCE_SPEC_FILE,
+# unless the project set another one.
+function(_gpu_topology_use_resource_spec file)
+  _gpu_topology_state_dir(state)
+  set(ours "${state}/ctest-resource-spec.json")
+  if(DEFINED CTEST_RESOURCE_SPEC_FILE AND NOT CTEST_RESOURCE_SPEC_FILE STREQUAL ours)
+    if(NOT file STREQUAL "")
+      message(STATUS "GPUTopology: CTEST_RESOURCE_SPEC_FILE is the project's (${CTEST_RESOURCE_SPEC_FILE}); "
+                     "the one for the GPUs measured here is ${file}")
+    endif()
+    return()
+  endif()
+  if(file STREQUAL "")
+    unset(CTEST_RESOURCE_SPEC_FILE CACHE)  # ours, from a configure that measured GPUs no longer here
+    file(REMOVE "${ours}")
+    return()
+  endif()
+  set(CTEST_RESOURCE_SPEC_FILE "${file}" CACHE FILEPATH
+      "CTest resource spec file: the GPUs GPUTopology measured (DEVICES ALL), for RESOURCE_GROUPS" FORCE)
+endfunction()
+
 # --- the public functions ------------------------------------------------------------
 
 function(gpu_topology_generate)
@@ -482,8 +571,22 @@ function(gpu_topology_generate)
     endif()
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
+  # The GPUs of a node measured here, for CTest to hand out to tests.
+  set(resource_spec "")
+  set(resource_ids "")
+  if(ARG_DEVICE STREQUAL "ALL")
+    if(source STREQUAL "measured")
+      _gpu_topology_resource_spec("${profile}" resource_spec resource_ids)
+    endif()
+    _gpu_topology_use_resource_spec("${resource_spec}")
+  endif()
 
   _gpu_topology_verbose(verbose)
+  set(header "${output_dir}/gpu_topology.hpp")
+  set(header_was_there FALSE)
+  if(EXISTS "${header}")
+    set(header_was_there TRUE)
+  endif()
   set(vars "${state}/vars-${ARG_NAME}.cmake")
   _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
   include("${vars}")
@@ -510,10 +613,9 @@ function(gpu_topology_generate)
   set(shown_file "${state}/shown-${ARG_NAME}.txt")
   set(shown_now "${GPU_TOPOLOGY_PROFILE_HASH};${GPU_TOPOLOGY_PROFILE_SOURCE};${output_dir}")
   set(shown_before "")
-  if(EXISTS "${shown_file}")
+  if(EXISTS "${shown_file}" AND header_was_there)
     file(READ "${shown_file}" shown_before)
   endif()
-  set(header "${output_dir}/gpu_topology.hpp")
   if(verbose AND NOT table STREQUAL "")
     string(STRIP "${table}" table)
     string(REPLACE "\n" "\n   " table "${table}")
@@ -548,7 +650,9 @@ function(gpu_topology_generate)
   target_include_directories(${target} INTERFACE "${output_dir}" "${include_dir}")
   target_compile_features(${target} INTERFACE cxx_std_17)
   set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_PROFILE_FILE "${profile}"
-                                             GPU_TOPOLOGY_DEVICE "${ARG_DEVICE}")
+                                             GPU_TOPOLOGY_DEVICE "${ARG_DEVICE}"
+                                             GPU_TOPOLOGY_RESOURCE_SPEC_FILE "${resource_spec}"
+                                             GPU_TOPOLOGY_RESOURCE_IDS "${resource_ids}")
   foreach(q IN LISTS GPU_TOPOLOGY_QUANTITIES ITEMS DEVICE_NAME DEVICE_UUID PROFILE_SOURCE PROFILE_HASH)
     set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_${q} "${GPU_TOPOLOGY_${q}}"
                                                GPU_TOPOLOGY_${q}_UNMEASURED "${GPU_TOPOLOGY_${q}_UNMEASURED}"
@@ -668,6 +772,13 @@ endfunction()
 # CTest tests for CI on GPU runners (label gpu; skipped without a GPU):
 #   <prefix>identity  the runner's GPU is the model the header describes
 #   <prefix>remeasure a fresh measurement agrees with the header's profile
+# For a node (DEVICES ALL) the same per device, and the node as a whole:
+#   <prefix>identity.<k>, <prefix>remeasure.<k>   k = 0 .. devices - 1: each asks CTest for
+#                     one GPU (RESOURCE_GROUPS), checks the one it is given against the
+#                     node's entry for it, and says which; device k when CTest gives none
+#                     (no resource spec file), so every device is checked either way
+#   <prefix>node      the machine has the node's devices, each of its model (all GPUs)
+# `ctest -j N` then checks N devices at once, never two checks on one GPU (docs/ci.md).
 # They run GPUTopologyCheck.cmake, which uses an installed probe or builds one
 # when the tests run (a configure compiles nothing for them).
 function(gpu_topology_add_tests)
@@ -696,7 +807,7 @@ function(gpu_topology_add_tests)
   endif()
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
   set(arguments -DGPU_TOPOLOGY_PACKAGE_DIR=${package_dir} -DGPU_TOPOLOGY_BUILD_ROOT=${CMAKE_BINARY_DIR}
-                -DPROBE=${probe} -DPROFILE=${profile} -DDEVICE=${ARG_DEVICE}
+                -DPROBE=${probe} -DPROFILE=${profile}
                 -DCMAKE_GENERATOR=${CMAKE_GENERATOR} -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
                 -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
   foreach(variable CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER
@@ -705,10 +816,75 @@ function(gpu_topology_add_tests)
       list(APPEND arguments "-D${variable}=${${variable}}")
     endif()
   endforeach()
-  foreach(mode identity remeasure)
-    add_test(NAME ${ARG_PREFIX}${mode}
-             COMMAND "${CMAKE_COMMAND}" ${arguments} -DMODE=${mode} -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GPUTopologyCheck.cmake")
-    set_tests_properties(${ARG_PREFIX}${mode} PROPERTIES LABELS gpu RESOURCE_LOCK gpu_topology_gpu TIMEOUT 900
-                                                         SKIP_REGULAR_EXPRESSION "GPU_TOPOLOGY_SKIPPED")
+  set(check "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GPUTopologyCheck.cmake")
+  set(skip SKIP_REGULAR_EXPRESSION "GPU_TOPOLOGY_SKIPPED")
+  if(NOT ARG_DEVICE STREQUAL "ALL")
+    foreach(mode identity remeasure)
+      add_test(NAME ${ARG_PREFIX}${mode}
+               COMMAND "${CMAKE_COMMAND}" ${arguments} -DDEVICE=${ARG_DEVICE} -DMODE=${mode} -P "${check}")
+      set_tests_properties(${ARG_PREFIX}${mode} PROPERTIES LABELS gpu RESOURCE_LOCK gpu_topology_gpu TIMEOUT 900
+                                                           ${skip})
+    endforeach()
+    return()
+  endif()
+  # A node: its devices (a stored single profile, the fallback without a GPU, is one).
+  file(READ "${profile}" text)
+  string(JSON schema ERROR_VARIABLE not_json GET "${text}" schema)
+  set(devices 1)
+  if(schema MATCHES "^gpu-topology-node/")
+    string(JSON devices LENGTH "${text}" devices)
+  endif()
+  get_target_property(resource_ids ${target} GPU_TOPOLOGY_RESOURCE_IDS)
+  list(LENGTH resource_ids listed)
+  set(whole_gpu "gpus:${GPU_TOPOLOGY_SLOTS_PER_GPU}")  # every slot of a GPU: nothing else runs beside a check
+  math(EXPR last "${devices} - 1")
+  set(every_device "")
+  foreach(k RANGE ${last})
+    list(APPEND every_device gpu_topology_device_${k})
+    foreach(mode identity remeasure)
+      add_test(NAME ${ARG_PREFIX}${mode}.${k}
+               COMMAND "${CMAKE_COMMAND}" ${arguments} -DDEVICE=${k} -DASSIGNED=ON -DMODE=${mode} -P "${check}")
+      # Without a resource spec file CTest ignores RESOURCE_GROUPS: the check takes device k, which the lock guards.
+      set_tests_properties(${ARG_PREFIX}${mode}.${k} PROPERTIES LABELS gpu RESOURCE_GROUPS "${whole_gpu}"
+                                                                RESOURCE_LOCK gpu_topology_device_${k} TIMEOUT 900 ${skip})
+    endforeach()
   endforeach()
+  add_test(NAME ${ARG_PREFIX}node
+           COMMAND "${CMAKE_COMMAND}" ${arguments} -DDEVICE=ALL -DMODE=identity -P "${check}")
+  set_tests_properties(${ARG_PREFIX}node PROPERTIES LABELS gpu RESOURCE_LOCK "${every_device}" TIMEOUT 900 ${skip})
+  if(listed GREATER 0)
+    set_tests_properties(${ARG_PREFIX}node PROPERTIES RESOURCE_GROUPS "${listed},${whole_gpu}")
+  endif()
+endfunction()
+
+# Asks CTest for GPUs for the project's own test `TEST`: GPUS of them (default 1), each
+# with SLOTS slots (default GPU_TOPOLOGY_SLOTS_PER_GPU: the whole GPU). With the resource
+# spec file of a DEVICES ALL measurement (or the project's own), `ctest -j N` hands each
+# test distinct GPUs; the test reads them with gpu_topology::ctest_device(group) from
+# gpu_topology.hpp (or CTEST_RESOURCE_GROUP_<group>_GPUS). Without a spec file CTest
+# ignores the request, and ctest_device(group) is device `group`.
+function(gpu_topology_test_resources)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TEST;GPUS;SLOTS" "")
+  if(ARG_UNPARSED_ARGUMENTS OR NOT DEFINED ARG_TEST)
+    message(FATAL_ERROR "gpu_topology_test_resources(TEST <test> [GPUS n] [SLOTS s]): got '${ARGV}'")
+  endif()
+  if(NOT TEST "${ARG_TEST}")
+    message(FATAL_ERROR "gpu_topology_test_resources: TEST '${ARG_TEST}' is not a test of this directory")
+  endif()
+  if(NOT DEFINED ARG_GPUS)
+    set(ARG_GPUS 1)
+  endif()
+  if(NOT DEFINED ARG_SLOTS)
+    set(ARG_SLOTS "${GPU_TOPOLOGY_SLOTS_PER_GPU}")
+  endif()
+  foreach(number GPUS SLOTS)
+    if(NOT ARG_${number} MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "gpu_topology_test_resources: ${number} '${ARG_${number}}' is not a whole number, 1 or more")
+    endif()
+  endforeach()
+  if(ARG_SLOTS GREATER GPU_TOPOLOGY_SLOTS_PER_GPU)
+    message(FATAL_ERROR "gpu_topology_test_resources: SLOTS ${ARG_SLOTS} is more than a GPU has "
+                        "(GPU_TOPOLOGY_SLOTS_PER_GPU=${GPU_TOPOLOGY_SLOTS_PER_GPU}): CTest would never run ${ARG_TEST}")
+  endif()
+  set_tests_properties("${ARG_TEST}" PROPERTIES RESOURCE_GROUPS "${ARG_GPUS},gpus:${ARG_SLOTS}")
 endfunction()

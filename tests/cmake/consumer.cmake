@@ -29,6 +29,9 @@
 #   node              DEVICES ALL with a stand-in probe: a node of one model configures (what differs
 #                     is withheld), one of two models stops the configure; wrong DEVICES values stop it;
 #                     without a GPU it falls back to the stored profile
+#   resources         DEVICES ALL on a stand-in node of two GPUs: a CTest resource spec file of its GPUs,
+#                     per-device checks that `ctest -j` runs on two distinct GPUs at once, the project's
+#                     own tests handed GPUs (gpu_topology_test_resources, gpu_topology::ctest_device)
 #   gpu_identity      (a GPU runner) the consumer's GPU tests fail against another GPU's profile, and pass
 #                     against this one's, measured at configure time
 #   gpu_native        (a GPU runner) a CUDA consumer that sets no architectures measures with machine
@@ -209,6 +212,18 @@ function(derive_profile out)
   endwhile()
   file(WRITE "${out}" "${json}")
 endfunction()
+
+# The GPU tests: reported skipped (GPU_TOPOLOGY_SKIPPED) without a GPU, which this script then
+# leaves; with one, they take the real GPU's lock, the one every configure of this user takes.
+macro(skip_without_gpu)
+  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+  _gpu_topology_gpus_here(no_gpu architectures)
+  if(NOT no_gpu STREQUAL "")
+    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
+    return()
+  endif()
+  set(ENV{XDG_CACHE_HOME} "")
+endmacro()
 
 set(example "${PACKAGE_SOURCE}/examples/minimal")
 set(stored_arg -DGPU_TOPOLOGY_PROFILE=nvidia-h200)
@@ -817,14 +832,158 @@ exit 1
     message(FATAL_ERROR "GPU_TOPOLOGY_HOST_CXX_COMPILER=${host_compiler} was not used: ${compiler}")
   endif()
 
-elseif(MODE STREQUAL "gpu_identity")
-  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
-  _gpu_topology_gpus_here(no_gpu architectures)
-  if(NOT no_gpu STREQUAL "")
-    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
-    return()
+elseif(MODE STREQUAL "resources")
+  # A node of two GPUs (the stored two-H200 node, "measured" by the stand-in probe): the
+  # configure writes a CTest resource spec file of its GPUs; `ctest -j` runs the per-device
+  # checks, each on the GPU CTest hands it, two GPUs at once and never two checks on one.
+  set(node "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200-x2-node.json")
+  set(ENV{FAKE_NODE_PROFILE} "${node}")
+  set(ENV{FAKE_SECONDS} 1)
+  write_project("${WORK}/project" [=[
+enable_testing()
+add_executable(which_gpu which_gpu.cpp)
+gpu_topology_generate(TARGET which_gpu DEVICES ALL)
+gpu_topology_add_tests()
+foreach(i 1 2)
+  add_test(NAME mine.${i} COMMAND which_gpu)
+  gpu_topology_test_resources(TEST mine.${i})
+endforeach()
+if(DEFINED BAD)
+  gpu_topology_test_resources(TEST mine.1 ${BAD} ${VALUE})
+endif()
+]=])
+  file(WRITE "${WORK}/project/which_gpu.cpp" [=[
+#include <gpu_topology.hpp>
+#include <cstdio>
+#include <cstdlib>
+int main() {
+    const char* given = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    std::printf("ctest_device %d given [%s]\n", gpu_topology::ctest_device(), given ? given : "");
+}
+]=])
+  set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
+  configure(ok "${WORK}/project" "${WORK}/build" ${measure})
+  set(spec "${WORK}/build/_gpu_topology/ctest-resource-spec.json")
+  file(READ "${spec}" text)
+  string(JSON gpus GET "${text}" local 0 gpus)
+  string(JSON count LENGTH "${gpus}")
+  string(JSON first GET "${gpus}" 0 id)
+  string(JSON second GET "${gpus}" 1 id)
+  if(NOT count EQUAL 2 OR NOT first STREQUAL "0" OR NOT second STREQUAL "1")
+    message(FATAL_ERROR "the resource spec file does not list the node's two GPUs:\n${text}")
   endif()
-  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
+  file(STRINGS "${WORK}/build/CMakeCache.txt" used REGEX "^CTEST_RESOURCE_SPEC_FILE:")
+  if(NOT used MATCHES "=${spec}$")
+    message(FATAL_ERROR "CTEST_RESOURCE_SPEC_FILE is not the node's spec file: ${used}")
+  endif()
+  run(ok "${CMAKE_COMMAND}" --build "${WORK}/build")
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/build" --show-only=json-v1)
+  expect_in("${output}" "gpu_topology.which_gpu.remeasure.1" "gpu_topology.which_gpu.identity.0"
+            "\"name\" : \"RESOURCE_GROUPS\"" "\".type\" : \"gpus\"")
+  # Plain ctest uses the spec file (CTEST_RESOURCE_SPEC_FILE): CTest accepts it and hands out its GPUs.
+  file(REMOVE "${WORK}/probe.log")
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/build" -j4 -V)
+  expect_in("${output}" "100% tests passed" "checks CUDA device 0, the GPU CTest handed this test"
+            "checks CUDA device 1, the GPU CTest handed this test")
+  expect_not_in("${output}" "Not Run" "Skipped")
+  string(REGEX MATCHALL "ctest_device [0-9]+ given \\[id:[0-9]+,slots:1\\]" mine "${output}")
+  foreach(line IN LISTS mine)
+    if(NOT line MATCHES "ctest_device ([0-9]+) given \\[id:([0-9]+),")
+      message(FATAL_ERROR "unreadable: ${line}")
+    elseif(NOT CMAKE_MATCH_1 STREQUAL CMAKE_MATCH_2)
+      message(FATAL_ERROR "gpu_topology::ctest_device() is not the GPU CTest handed the test: ${line}")
+    endif()
+  endforeach()
+  list(LENGTH mine ran)
+  if(NOT ran EQUAL 2)
+    message(FATAL_ERROR "the project's own tests did not get a GPU each from CTest:\n${output}")
+  endif()
+  # The stand-in's log: each check on the device of its profile entry; never two on one
+  # GPU at a time; checks on the two GPUs at the same time.
+  file(STRINGS "${WORK}/probe.log" events REGEX "^check-")
+  file(READ "${node}" node_text)
+  set(intervals "")
+  foreach(event IN LISTS events)
+    string(REPLACE " " ";" fields "${event}")
+    list(GET fields 0 kind)
+    list(GET fields 1 device)
+    list(GET fields 2 uuid)
+    list(GET fields 3 time)
+    if(NOT device STREQUAL "all")  # the node check: every device
+      string(JSON expected_uuid GET "${node_text}" devices ${device} device uuid)
+      if(NOT uuid STREQUAL expected_uuid)
+        message(FATAL_ERROR "device ${device} was checked against another device's entry (${uuid})")
+      endif()
+    endif()
+    string(REPLACE "." "" time "${time}")
+    string(SUBSTRING "${time}" 0 13 time)  # milliseconds
+    if(kind STREQUAL "check-start")
+      set(started_${device} ${time})
+    else()
+      list(APPEND intervals "${device}:${started_${device}}:${time}")
+    endif()
+  endforeach()
+  list(LENGTH intervals checks)
+  if(NOT checks EQUAL 5)
+    message(FATAL_ERROR "expected 4 per-device checks and the node's in the stand-in's log, found: ${intervals}")
+  endif()
+  set(at_once FALSE)
+  foreach(a IN LISTS intervals)
+    string(REPLACE ":" ";" a "${a}")
+    list(GET a 0 device_a)
+    list(GET a 1 start_a)
+    list(GET a 2 end_a)
+    foreach(b IN LISTS intervals)
+      string(REPLACE ":" ";" b "${b}")
+      list(GET b 0 device_b)
+      list(GET b 1 start_b)
+      list(GET b 2 end_b)
+      if(start_a LESS end_b AND start_b LESS end_a AND NOT (start_a EQUAL start_b AND device_a STREQUAL device_b))
+        if(device_a STREQUAL device_b OR device_a STREQUAL "all" OR device_b STREQUAL "all")
+          message(FATAL_ERROR "two checks ran on device ${device_a} at the same time: ${intervals}")
+        endif()
+        set(at_once TRUE)
+      endif()
+    endforeach()
+  endforeach()
+  if(NOT at_once)
+    message(FATAL_ERROR "ctest -j4 never checked the two GPUs at the same time: ${intervals}")
+  endif()
+  # The header's ctest_device(): the GPU CTest handed over, or the group's own index without one.
+  run(ok "${CMAKE_COMMAND}" -E env CTEST_RESOURCE_GROUP_COUNT=1 CTEST_RESOURCE_GROUP_0_GPUS=id:7,slots:1
+      "${WORK}/build/which_gpu")
+  expect_in("${output}" "ctest_device 7")
+  run(ok "${CMAKE_COMMAND}" -E env --unset=CTEST_RESOURCE_GROUP_COUNT "${WORK}/build/which_gpu")
+  expect_in("${output}" "ctest_device 0")
+  # Wrong requests stop the configure.
+  foreach(case "GPUS;0;GPUS '0' is not a whole number" "SLOTS;2;SLOTS 2 is more than a GPU has")
+    list(POP_FRONT case keyword value message)
+    configure(fail "${WORK}/project" "${WORK}/bad-${keyword}" ${measure} -DBAD=${keyword} -DVALUE=${value})
+    expect_in("${output}" "gpu_topology_test_resources: ${message}")
+  endforeach()
+  # A device measured while busy is listed, and the configure says so.
+  file(READ "${node}" busy)
+  string(JSON busy SET "${busy}" devices 1 conditions quiet false)
+  file(WRITE "${WORK}/busy-node.json" "${busy}")
+  set(ENV{FAKE_NODE_PROFILE} "${WORK}/busy-node.json")
+  configure(ok "${WORK}/project" "${WORK}/busy" ${measure})
+  expect_in("${output}" "device 1 is in the CTest resource spec file, but other work ran on it")
+  # No GPU any more: the tree's spec file and CTEST_RESOURCE_SPEC_FILE go, and the checks skip.
+  set(ENV{FAKE_MODE} nogpu)
+  run(ok "${CMAKE_COMMAND}" "${WORK}/build")
+  if(EXISTS "${spec}")
+    message(FATAL_ERROR "a configure without GPUs kept the resource spec file")
+  endif()
+  file(STRINGS "${WORK}/build/CMakeCache.txt" used REGEX "^CTEST_RESOURCE_SPEC_FILE:")
+  if(used)
+    message(FATAL_ERROR "a configure without GPUs kept CTEST_RESOURCE_SPEC_FILE: ${used}")
+  endif()
+  run(ok "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}/build" -j4 -L gpu)
+  expect_in("${output}" "gpu_topology.which_gpu.remeasure.0" "Skipped")
+  expect_not_in("${output}" "Not Run")
+
+elseif(MODE STREQUAL "gpu_identity")
+  skip_without_gpu()
   # Another GPU's profile: the identity test must fail.
   derive_profile("${WORK}/other.json" device.name "\"Another GPU\"")
   configure(ok "${example}" "${WORK}/other" -DGPU_TOPOLOGY_PROFILE=${WORK}/other.json)
@@ -841,13 +1000,7 @@ elseif(MODE STREQUAL "gpu_native")
   # A CUDA consumer that sets no architectures, on a GPU: the probe that measured is machine
   # code for this GPU (never nvcc's default run as JIT-compiled PTX), so on cc >= 9.0 the
   # cluster facts are measured; the README's second configure builds nothing.
-  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
-  _gpu_topology_gpus_here(no_gpu architectures)
-  if(NOT no_gpu STREQUAL "")
-    message("GPU_TOPOLOGY_SKIPPED: ${no_gpu}")
-    return()
-  endif()
-  set(ENV{XDG_CACHE_HOME} "")  # the real GPU's lock: the one every configure of this user takes
+  skip_without_gpu()
   write_project("${WORK}/project" [=[
 enable_language(CUDA)
 add_library(kernels INTERFACE)

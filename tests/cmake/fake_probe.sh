@@ -7,7 +7,10 @@
 #   probe --output F   copies FAKE_PROFILE (with --all-devices: FAKE_NODE_PROFILE) to F after
 #                      FAKE_SECONDS, logging start and end to FAKE_LOG and its stages to stderr
 #                      ("stage ..."); exits 3 when FAKE_MODE=busy, 1 when fail
-#   anything else      the real probe (FAKE_REAL_PROBE): render, validate, check...
+#   check P --device N logs "check-start N UUID TIME" and, FAKE_SECONDS later, "check-end N UUID TIME"
+#                      to FAKE_LOG (UUID: the first in profile P; N "all" for --all-devices), and
+#                      passes; exits 77 when FAKE_MODE=nogpu
+#   anything else      the real probe (FAKE_REAL_PROBE): render, validate...
 command=$1
 shift
 case "$command" in
@@ -44,6 +47,21 @@ probe)
   cp "$profile" "$output"
   [ "$FAKE_MODE" = busy ] && exit 3
   exit 0
+  ;;
+check)
+  [ "$FAKE_MODE" = nogpu ] && { echo "gpu-topology-probe: no usable CUDA device: fake" >&2; exit 77; }
+  profile=$1
+  device=0
+  while [ $# -gt 0 ]; do
+    [ "$1" = "--device" ] && device=$2
+    [ "$1" = "--all-devices" ] && device=all
+    shift
+  done
+  uuid=$(sed -n 's/.*"uuid" *: *"\([^"]*\)".*/\1/p' "$profile" | head -n 1)
+  echo "check-start $device $uuid $(date +%s.%N)" >> "$FAKE_LOG"
+  sleep "${FAKE_SECONDS:-0}"
+  echo "check-end $device $uuid $(date +%s.%N)" >> "$FAKE_LOG"
+  echo "ok     device $device ($uuid): fake check"
   ;;
 *)
   exec "$FAKE_REAL_PROBE" "$command" "$@"
