@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # What one card contributes to the repository, from the repo root, in phases that fit device calls
 # (run the phases of one card back to back: a warm machine keeps /tmp/card between calls):
-#   readme       the README's main command twice (first configure with its nested probe build and
-#                measurement, then the re-configure), timed; the probe it built: native code?
+#   readme       the README's main command from scratch and again (bench/configure_time.sh: the first
+#                configure builds the probe for this GPU and measures, the second reuses both),
+#                timed; the probe it built: sm_90 machine code, or PTX for the driver to compile?
 #   record       that probe with --record and --raw: the card's stored-profile candidate, its engine
 #                log for the CPU replay tests and its sweeps; the log replayed here and compared
 #   independent  bench/user_kernels.cu beside the recorded profile (bench/compare_user_kernels.py)
 #   stencil      examples/stencil3d --search over grids the stencil model was not fitted on
 #   remeasure    the installed package's examples/minimal: configure (it measures), then
 #                `ctest -L gpu` (identity + re-measure) RUNS times in a row, every failure kept
-#   gputests     the project's GPU tests (ctest -L gpu in build/ci)
-#   consumer     CUDA consumers: one that sets no architectures (probe native, cluster facts
-#                measured, re-configure), timed; DEVICES ALL on this machine's GPUs with ctest -j
+#   gputests     the project's GPU tests (ctest -L gpu in build/ci; GPUTESTS=<regex> picks some)
+#   native       cmake.gpu_native (a CUDA consumer that sets no architectures), without the ci tree
+#   node         DEVICES ALL on this machine's GPUs: the CTest resource spec file it writes, and
+#                the per-device checks under `ctest -L gpu -j`, each on the GPU CTest gave it
 # Each phase appends to $OUT/<card>.log and packs its files into $OUT/<card>-<phase>.tgz.
 #   bench/record_card.sh <card, e.g. h200> <phase>...      (RUNS=30 by default)
 set -o pipefail
@@ -25,14 +27,14 @@ exec > >(tee -a "$RESULT/$CARD.log") 2>&1
 jobs=$(nproc)
 seconds() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$(seconds) - $1:.2f}')"; }
-probe_of_readme() { ls build/default/_gpu_topology/probe-*/gpu-topology-probe 2>/dev/null | head -1; }
+probe_of_readme() { echo build/default/_gpu_topology/probe-measure/gpu-topology-probe; }
 
 phase_readme() {
   nvidia-smi --query-gpu=name,uuid,clocks.sm,clocks.max.sm,driver_version,temperature.gpu,utilization.gpu --format=csv
   rm -rf build/default
   local t; t=$(seconds)
   cmake --preset default > "$W/readme-1.log" 2>&1; echo "README main command, first: rc=$? in $(elapsed "$t") s"
-  grep -c "" "$W/readme-1.log" | xargs echo "  lines of output:"
+  cat "$W/readme-1.log"
   t=$(seconds)
   cmake --preset default > "$W/readme-2.log" 2>&1; echo "README main command, again: rc=$? in $(elapsed "$t") s"
   cat "$W/readme-2.log"
@@ -89,28 +91,31 @@ phase_stencil() {
     && cmake --build "$W/stencil" -j "$jobs" >> "$W/stencil-build.log" 2>&1 || { tail -20 "$W/stencil-build.log"; return 1; }
   echo "stencil3d built against the recorded profile in $(elapsed "$t") s"
   # Drawn by a seeded generator (seed 20261124), after the model was fitted: held out.
-  local grids="--grid 1040 92 556 --grid 851 116 426 --grid 492 150 512 --grid 552 260 204 --grid 397 238 176
-               --grid 952 318 194 --grid 64 1016 360 --grid 255 1214 218 --grid 115 596 540 --grid 158 634 534
-               --grid 526 254 184 --grid 186 398 304"
+  local grids="--grid 755 66 404 --grid 631 86 316 --grid 368 112 382 --grid 422 198 156 --grid 319 192 142
+               --grid 686 228 138 --grid 50 792 280 --grid 181 864 156 --grid 86 446 406 --grid 115 460 386
+               --grid 408 196 142 --grid 145 312 238"
   mkdir -p "$W/st"
-  "$W/stencil/stencil3d" --search --repeats 5 --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
+  "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"
   grep -E "^grid|chosen/best" "$W/st/search.log" | paste - - | awk '{print $2, $NF}'
   tar czf "$RESULT/$CARD-stencil.tgz" -C "$W" st
 }
 
+# The ci build's probe and GPU test programs (not the CPU tests: they run in CI).
 build_ci() {
-  [ -x build/ci/probe/gpu-topology-probe ] && [ -f build/ci/.gpu-targets-built ] && return 0
+  [ -f build/ci/.gpu-targets-built ] && return 0
   cmake --preset ci > "$W/ci-configure.log" 2>&1 || { tail -20 "$W/ci-configure.log"; return 1; }
-  cmake --build build/ci -j "$jobs" > "$W/ci-build.log" 2>&1 || { tail -30 "$W/ci-build.log"; return 1; }
+  cmake --build build/ci -j "$jobs" --target gpu-topology-probe gpu_topology_gpu_tests gpu_topology_load_generator \
+    header_device_runtime > "$W/ci-build.log" 2>&1 || { tail -30 "$W/ci-build.log"; return 1; }
   touch build/ci/.gpu-targets-built
 }
 
 phase_remeasure() {
   local t; t=$(seconds)
-  build_ci || return 1
   rm -rf "$W/prefix" "$W/minimal"
-  cmake --install build/ci --prefix "$W/prefix" > /dev/null || { echo "install failed"; return 1; }
+  # The README's way: its build tree, built, installed.
+  cmake --build --preset default -j "$jobs" > "$W/default-build.log" 2>&1 || { tail -20 "$W/default-build.log"; return 1; }
+  cmake --install build/default --prefix "$W/prefix" > /dev/null || { echo "install failed"; return 1; }
   echo "package built and installed in $(elapsed "$t") s"
   t=$(seconds)
   cmake -S examples/minimal -B "$W/minimal" -G Ninja -DCMAKE_PREFIX_PATH="$W/prefix" > "$W/minimal-configure.log" 2>&1 \
@@ -132,14 +137,37 @@ phase_remeasure() {
 phase_gputests() {
   local t; t=$(seconds)
   build_ci || return 1
-  ctest --test-dir build/ci -L gpu --output-on-failure > "$W/gputests.log" 2>&1
+  ctest --test-dir build/ci -L gpu ${GPUTESTS:+-R "$GPUTESTS"} --output-on-failure > "$W/gputests.log" 2>&1
   echo "GPU tests rc=$? in $(elapsed "$t") s"
   grep -E "Test +#|tests passed|tests failed" "$W/gputests.log"
   gzip -c "$W/gputests.log" > "$RESULT/$CARD-gputests.log.gz"
 }
 
-phase_consumer() {
-  echo "(filled in when the package work of issues 19 and 22 lands)"
+# cmake.gpu_native without the ci tree: a CUDA consumer that sets no architectures.
+phase_native() {
+  local t; t=$(seconds)
+  cmake -DMODE=gpu_native -DWORK="$W/native" -DGENERATOR=Ninja -DPACKAGE_SOURCE="$PWD" -DPACKAGE_BUILD="$W/none" \
+    -DCMAKE_CTEST_COMMAND="$(command -v ctest)" -DPROBE=none -DCUDA_COMPILER="$(command -v nvcc)" \
+    -P tests/cmake/consumer.cmake > "$W/native.log" 2>&1
+  echo "cmake.gpu_native: rc=$? in $(elapsed "$t") s"
+  grep -E "fact |first configure|configure|machine code|sm_|passed|Error|error" "$W/native.log" | head -30
+  gzip -c "$W/native.log" > "$RESULT/$CARD-native.log.gz"
+}
+
+phase_node() {
+  local t; t=$(seconds)
+  rm -rf "$W/node"
+  cmake -S examples/minimal -B "$W/node" -G Ninja -DGPU_TOPOLOGY_SOURCE_DIR="$PWD" -DGPU_TOPOLOGY_DEVICE=ALL \
+    -DGPU_TOPOLOGY_PROBE_EXECUTABLE="$(probe_of_readme)" > "$W/node-configure.log" 2>&1 \
+    || { tail -30 "$W/node-configure.log"; return 1; }
+  echo "DEVICES ALL configured (measured) in $(elapsed "$t") s:"
+  cat "$W/node-configure.log"
+  echo "-- the resource spec file:"
+  cat "$W/node/_gpu_topology/ctest-resource-spec.json"; echo
+  grep CTEST_RESOURCE_SPEC_FILE "$W/node/CMakeCache.txt"
+  ctest --test-dir "$W/node" -L gpu -j 4 -V > "$W/node-ctest.log" 2>&1; echo "ctest -L gpu -j 4: rc=$?"
+  grep -E "Test +#|tests passed|CTEST_RESOURCE_GROUP|device [0-9]|GPU [0-9]|Resource" "$W/node-ctest.log" | head -40
+  gzip -c "$W/node-ctest.log" > "$RESULT/$CARD-node-ctest.log.gz"
 }
 
 for phase in "$@"; do
