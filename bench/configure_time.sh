@@ -11,7 +11,7 @@
 #   render        first configure, add_subdirectory, a user's profile, no GPU needed: builds the
 #                 render-only probe (CUDA_VISIBLE_DEVICES= hides any GPU)
 #   measure       first configure, add_subdirectory, on this machine's GPU: builds the probe for
-#                 the GPU and measures it (GPU_TOPOLOGY_REPROBE=ON: never a cached measurement)
+#                 the GPU and measures it (an empty tree has no measurement to reuse)
 #   reconfigure   the re-configure of the measure tree (the README's second command's case)
 #   readme        `cmake --preset default` from scratch (build/default removed first)
 #   readme-again  `cmake --preset default` once more on that tree
@@ -61,7 +61,7 @@ command_of() {
   case $1 in
   render) command=(env CUDA_VISIBLE_DEVICES= "${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT"
                    "-DGPU_TOPOLOGY_PROFILE=$MINE") ;;
-  measure) command=("${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT" -DGPU_TOPOLOGY_REPROBE=ON) ;;
+  measure) command=("${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT") ;;  # a new tree measures: no cache yet
   reconfigure) command=(cmake "$WORK/measure") ;;
   readme | readme-again) command=(cmake --preset default) ;;
   installed)

@@ -206,6 +206,7 @@ function(_gpu_topology_run run timeout rc_var log_var)
       string(LENGTH "${fresh}" length)
       math(EXPR shown "${shown} + ${length}")
       string(STRIP "${fresh}" fresh)
+      string(REGEX REPLACE "(^|\n)-- " "\\1" fresh "${fresh}")  # a status line of the step: one "-- " is enough
       if(NOT fresh STREQUAL "")
         message(VERBOSE "${fresh}")
       endif()

@@ -404,18 +404,39 @@ message(STATUS "l15=${l15} lower=${l15_IS_LOWER_BOUND} doubt=[${l15_DOUBT}] sms_
   # A doubt or a reason is text, even one that CMake's if() takes for false ("N", "...-NOTFOUND").
   derive_profile("${WORK}/falsy.json" caches.l1.size_bytes.doubt "\"N\""
                  caches.texture.line_bytes.reason "\"why-NOTFOUND\"")
+  # So is a call's NAME, a TARGET, a stray argument ("N", "OFF").
   write_project("${WORK}/falsy" [=[
 add_library(kernels INTERFACE)
-gpu_topology_generate(TARGET kernels)
-gpu_topology_get(l1 L1_SIZE_BYTES)
-gpu_topology_get(line TEXTURE_LINE_BYTES)
+add_library(OFF INTERFACE)
+if(STRAY)
+  gpu_topology_generate(OFF NAME stray TARGET kernels)
+endif()
+gpu_topology_generate(NAME N TARGET kernels)
+gpu_topology_generate(TARGET OFF PROFILE nvidia-h200)
+get_target_property(off_profile GPUTopology::OFF GPU_TOPOLOGY_PROFILE_FILE)
+message(STATUS "the call of TARGET OFF: ${off_profile}")
+gpu_topology_get(l1 L1_SIZE_BYTES FOR N)
+gpu_topology_get(line TEXTURE_LINE_BYTES FOR N)
 message(STATUS "l1 doubt=[${l1_DOUBT}] line=[${line}] unmeasured=[${line_UNMEASURED}]")
-gpu_topology_require(L1_SIZE_BYTES GREATER 0)
+gpu_topology_require(FOR N L1_SIZE_BYTES GREATER 0)
 ]=])
   run(ok "${CMAKE_COMMAND}" -S "${WORK}/falsy" -B "${WORK}/falsy-build" -G "${GENERATOR}" ${real_probe}
       -DGPU_TOPOLOGY_PROFILE=${WORK}/falsy.json)
   expect_in("${output}" "l1 doubt=[N] line=[] unmeasured=[why-NOTFOUND]"
-            "requirement L1_SIZE_BYTES GREATER 0 rests on a value not vouched for: N")
+            "requirement L1_SIZE_BYTES GREATER 0 rests on a value not vouched for: N"
+            "the call of TARGET OFF: ${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
+  run(fail "${CMAKE_COMMAND}" -S "${WORK}/falsy" -B "${WORK}/falsy-stray" -G "${GENERATOR}" ${real_probe}
+      -DGPU_TOPOLOGY_PROFILE=${WORK}/falsy.json -DSTRAY=ON)
+  expect_in("${output}" "gpu_topology_generate: unknown arguments: OFF")
+  # The only call, named N: gpu_topology_get needs no FOR.
+  write_project("${WORK}/only-n" [=[
+add_library(kernels INTERFACE)
+gpu_topology_generate(NAME N TARGET kernels)
+gpu_topology_get(sms SM_COUNT)
+message(STATUS "sms=${sms}")
+]=])
+  run(ok "${CMAKE_COMMAND}" -S "${WORK}/only-n" -B "${WORK}/only-n-build" -G "${GENERATOR}" ${stored_arg})
+  expect_in("${output}" "sms=132")
 
 elseif(MODE STREQUAL "bad_options")
   set(n 0)
@@ -961,6 +982,21 @@ int main() {
     configure(fail "${WORK}/project" "${WORK}/bad-${keyword}" ${measure} -DBAD=${keyword} -DVALUE=${value})
     expect_in("${output}" "gpu_topology_test_resources: ${message}")
   endforeach()
+  # One GPU: a spec file of one entry (its id, "0", is no false value to CMake here).
+  file(READ "${node}" one)
+  string(JSON first_device GET "${one}" devices 0)
+  string(JSON one SET "${one}" devices "[${first_device}]")
+  string(JSON one SET "${one}" links "[]")
+  file(WRITE "${WORK}/one-device-node.json" "${one}")
+  set(ENV{FAKE_NODE_PROFILE} "${WORK}/one-device-node.json")
+  configure(ok "${WORK}/project" "${WORK}/one" ${measure})
+  expect_in("${output}" "probing NVIDIA H200 (2 devices)" "node of 1 device ")
+  file(READ "${WORK}/one/_gpu_topology/ctest-resource-spec.json" one_spec)
+  string(JSON one_count LENGTH "${one_spec}" local 0 gpus)
+  string(JSON one_id GET "${one_spec}" local 0 gpus 0 id)
+  if(NOT one_count EQUAL 1 OR NOT one_id STREQUAL "0")
+    message(FATAL_ERROR "the spec file of a one-GPU node does not list its GPU:\n${one_spec}")
+  endif()
   # A device measured while busy is listed, and the configure says so.
   file(READ "${node}" busy)
   string(JSON busy SET "${busy}" devices 1 conditions quiet false)
