@@ -240,6 +240,38 @@ function(_gpu_topology_built_probe build_dir out_var)
   endforeach()
 endfunction()
 
+# The CUDA host compiler the probe's build in `build_dir` was configured with, as a real path ("" when none).
+function(_gpu_topology_nested_host_compiler build_dir out_var)
+  set(${out_var} "" PARENT_SCOPE)
+  if(EXISTS "${build_dir}/CMakeCache.txt")
+    file(STRINGS "${build_dir}/CMakeCache.txt" line REGEX "^CMAKE_CUDA_HOST_COMPILER:[A-Z]+=.+$" LIMIT_COUNT 1)
+    if(line)
+      string(REGEX REPLACE "^[^=]*=" "" host "${line}")
+      file(REAL_PATH "${host}" host)
+      set(${out_var} "${host}" PARENT_SCOPE)
+    endif()
+  endif()
+endfunction()
+
+# The stamp of a nested configure: its arguments with the compilers as real paths, and
+# the CUDA host compiler the consumer names or, when it names none, `configured_host`.
+function(_gpu_topology_probe_stamp arguments configured_host out_var)
+  set(stamped "")
+  set(host "${configured_host}")
+  foreach(argument IN LISTS arguments)
+    if(argument MATCHES "^-DCMAKE_CUDA_HOST_COMPILER=(.+)$")
+      file(REAL_PATH "${CMAKE_MATCH_1}" host)
+      continue()
+    elseif(argument MATCHES "^-D(CMAKE_CUDA_COMPILER|CMAKE_CXX_COMPILER)=(/.+)$")
+      file(REAL_PATH "${CMAKE_MATCH_2}" compiler)
+      set(argument "-D${CMAKE_MATCH_1}=${compiler}")
+    endif()
+    list(APPEND stamped "${argument}")
+  endforeach()
+  string(SHA256 stamp "${stamped};host=${host}")
+  set(${out_var} "${stamp}" PARENT_SCOPE)
+endfunction()
+
 # Builds the probe in a nested build (the package's probe/ project), once per
 # build tree and kind, and again only when its sources or its configuration change:
 #   render   only what rendering a profile needs, with a host C++ compiler
@@ -342,7 +374,14 @@ function(_gpu_topology_build_probe kind out_var)
   endif()
   # The stamp is written after a complete configure; a build dir without it (an
   # interrupted configure) or with other arguments is removed and made again.
-  string(SHA256 wanted "${environment};${configure_args};${package_dir}")
+  # Compilers count by the file they are. The CUDA host compiler counts as the
+  # probe's configure found it when the consumer names none: a consumer whose own
+  # enable_language(CUDA) comes after gpu_topology_generate (this project's top
+  # level) has CMake 4 cache the same host compiler from its second configure on,
+  # which is no change (seen on an H100: the README's second configure rebuilt the
+  # probe for it).
+  _gpu_topology_nested_host_compiler("${build_dir}" configured_host)
+  _gpu_topology_probe_stamp("${environment};${configure_args};${package_dir}" "${configured_host}" wanted)
   set(stamp "${build_dir}/gpu-topology-configured.stamp")
   set(have "")
   if(EXISTS "${stamp}")
@@ -366,6 +405,8 @@ function(_gpu_topology_build_probe kind out_var)
       message(CHECK_FAIL "failed")
       message(FATAL_ERROR "GPUTopology: configuring the probe in ${build_dir} failed (${rc}):\n${log}")
     endif()
+    _gpu_topology_nested_host_compiler("${build_dir}" configured_host)
+    _gpu_topology_probe_stamp("${environment};${configure_args};${package_dir}" "${configured_host}" wanted)
     file(WRITE "${stamp}" "${wanted}")
   endif()
   cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)

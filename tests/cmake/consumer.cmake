@@ -598,6 +598,32 @@ elseif(MODE STREQUAL "quiet")
   expect_in("${output}" "building the probe (render only) - failed" "building the probe in"
             "[1/2] Building CXX object fake-progress-line.o" "fake-compile-error: the stand-in build failed")
 
+elseif(MODE STREQUAL "stamp")
+  # What makes the nested probe build configure again: its arguments, compilers by the
+  # file they are, and the CUDA host compiler the consumer names or else the one the
+  # probe's configure found (CMake 4 caches one in the consumer from its second
+  # configure on: the same compiler, no change).
+  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+  file(MAKE_DIRECTORY "${WORK}/bin")
+  file(WRITE "${WORK}/bin/g++-13" "")
+  file(CREATE_LINK "${WORK}/bin/g++-13" "${WORK}/bin/g++" SYMBOLIC)
+  set(args -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=${WORK}/bin/g++")
+  _gpu_topology_probe_stamp("${args}" "" first)
+  _gpu_topology_probe_stamp("${args}" "${WORK}/bin/g++-13" configured)
+  _gpu_topology_probe_stamp("${args};-DCMAKE_CUDA_HOST_COMPILER=${WORK}/bin/g++" "${WORK}/bin/g++-13" named_same)
+  _gpu_topology_probe_stamp("${args};-DCMAKE_CUDA_HOST_COMPILER=${WORK}/bin/other" "${WORK}/bin/g++-13" named_other)
+  _gpu_topology_probe_stamp("-G;Ninja;-DCMAKE_BUILD_TYPE=Release;-DCMAKE_CXX_COMPILER=${WORK}/bin/g++-13" ""
+                            through_the_link)
+  if(NOT configured STREQUAL named_same)
+    message(FATAL_ERROR "naming the host compiler the probe's configure found (through a link) changed the stamp")
+  endif()
+  if(named_other STREQUAL configured OR first STREQUAL configured)
+    message(FATAL_ERROR "another host compiler left the stamp as it was")
+  endif()
+  if(NOT through_the_link STREQUAL first)
+    message(FATAL_ERROR "a compiler named through a link changed the stamp")
+  endif()
+
 elseif(MODE STREQUAL "native_arch")
   # A CUDA consumer that sets no architectures: enable_language(CUDA) caches nvcc's default,
   # which the probe that measures must not take (it would run as JIT-compiled PTX, without
