@@ -18,11 +18,11 @@ namespace {
 // One search: the reference, the points tried, the bracket [lo fits, hi does not].
 class Search {
 public:
-    Search(const MeasureFootprint& measure, const CapacitySearchOptions& options)
+    Search(const MeasureFootprint& measure, const CapacitySearchOptions& options, const SweepPoint* reference = nullptr)
         : measure_(measure), options_(options) {
         if (options.step_bytes == 0 || options.reference_bytes == 0 || options.max_bytes <= options.reference_bytes)
             throw std::invalid_argument("capacity search needs reference < max and a non-zero step");
-        reference_ = measure(round(options.reference_bytes));
+        reference_ = reference ? *reference : measure(round(options.reference_bytes));
         estimate_.trace.points.push_back(reference_);
     }
     std::uint64_t round(std::uint64_t bytes) const {
@@ -40,9 +40,9 @@ public:
         estimate_.trace.points.push_back(std::move(point));
         return ok;
     }
-    // Bisection of [lo, hi] (lo fits, hi does not) down to one step.
-    void bisect(std::uint64_t lo, std::uint64_t hi) {
-        KsResult at_hi = last_rejection_;
+    // Bisection of [lo, hi] (lo fits, hi does not; `at_hi` the test that rejected hi) down to one step.
+    void bisect(std::uint64_t lo, std::uint64_t hi) { bisect(lo, hi, last_rejection_); }
+    void bisect(std::uint64_t lo, std::uint64_t hi, KsResult at_hi) {
         while (hi - lo > options_.step_bytes) {
             const std::uint64_t mid = lo + (hi - lo) / options_.step_bytes / 2 * options_.step_bytes;
             if (fits(mid)) {
@@ -101,19 +101,35 @@ CapacityEstimate find_capacity(const MeasureFootprint& measure, const CapacitySe
 }
 
 CapacityEstimate find_capacity_near(const MeasureFootprint& measure, const CapacitySearchOptions& options,
-                                    std::uint64_t hint) {
-    Search search(measure, options);
-    hint = search.round(hint);
-    if (hint <= search.reference_bytes() || hint + search.step() > search.max_bytes()) {
-        search_upwards(search, search.reference_bytes());
-        return search.finish();
+                                    const std::vector<std::uint64_t>& hints, const SweepPoint* reference) {
+    Search search(measure, options, reference);
+    std::uint64_t lo = search.reference_bytes(), hi = 0;  // lo fits; hi (when not 0) does not
+    KsResult at_hi;
+    const auto not_fitting = [&](std::uint64_t bytes) {
+        hi = bytes;
+        at_hi = search.last_rejection();
+    };
+    for (const auto raw : hints) {
+        const std::uint64_t hint = search.round(raw);
+        if (hint <= lo || (hi && hint >= hi) || hint + search.step() > search.max_bytes()) continue;
+        if (!search.fits(hint)) {
+            not_fitting(hint);
+        } else {
+            lo = hint;
+            if (hi != hint + search.step()) {
+                if (search.fits(hint + search.step())) lo = hint + search.step();
+                else not_fitting(hint + search.step());
+            }
+        }
+        if (hi && hi - lo <= search.step()) {
+            search.found(lo, hi, at_hi);
+            return search.finish();
+        }
     }
-    if (!search.fits(hint)) {
-        search.bisect(search.reference_bytes(), hint);
-    } else if (!search.fits(hint + search.step())) {
-        search.found(hint, hint + search.step(), search.last_rejection());
+    if (hi) {
+        search.bisect(lo, hi, at_hi);
     } else {
-        search_upwards(search, hint + search.step());
+        search_upwards(search, lo);
     }
     return search.finish();
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace gpu_topology::analysis {
 
@@ -40,11 +41,14 @@ bool fits(const SweepPoint& candidate, const SweepPoint& reference, const Capaci
 
 CapacityEstimate find_capacity(const MeasureFootprint& measure, const CapacitySearchOptions& options);
 
-// The same search for a launch like one whose capacity was `hint`: first the
-// hint and one step beyond it. When the hint fits and the step beyond does not,
-// that is the answer (two footprints at the capacity, whose loads mostly hit:
-// cheap); otherwise it bisects below the hint, or searches upwards from it.
+// The same search for a launch like others whose capacities were `hints`: each
+// hint, in order, and one step beyond it first. When a hint fits and the step
+// beyond does not, that is the answer (two footprints at the capacity, whose
+// loads mostly hit: cheap); otherwise each hint narrows the bracket, and a
+// bisection or a doubling search finishes within it. `reference`, when given, is
+// an all-hit footprint of the same kernel measured before (no need to measure it
+// again for each launch).
 CapacityEstimate find_capacity_near(const MeasureFootprint& measure, const CapacitySearchOptions& options,
-                                    std::uint64_t hint);
+                                    const std::vector<std::uint64_t>& hints, const SweepPoint* reference = nullptr);
 
 }  // namespace gpu_topology::analysis

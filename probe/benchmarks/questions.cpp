@@ -14,8 +14,9 @@ analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQ
     SweepSpec spec = q.spec;
     spec.whole_pass = true;  // every line's fate decides whether a footprint fits
     const auto measure = [&](std::uint64_t footprint) { return runner.measure(spec, footprint); };
-    auto estimate = q.hint ? analysis::find_capacity_near(measure, options, *q.hint)
-                           : analysis::find_capacity(measure, options);
+    auto estimate = q.hints.empty() && !q.reference
+                        ? analysis::find_capacity(measure, options)
+                        : analysis::find_capacity_near(measure, options, q.hints, q.reference ? &*q.reference : nullptr);
     estimate.trace.name = q.spec.name;
     estimate.trace.meta["path"] = std::string(kernels::to_string(q.spec.path));
     estimate.trace.meta["stride_bytes"] = std::to_string(q.spec.stride_bytes);

@@ -18,8 +18,10 @@ struct CapacityQuestion {
     std::uint64_t reference_bytes;    // surely resident
     std::uint64_t step_bytes;         // resolution
     std::uint64_t max_bytes;
-    // The capacity of a similar launch, tried first (analysis::find_capacity_near).
-    std::optional<std::uint64_t> hint = {};
+    // Capacities of similar launches, tried first, and an all-hit footprint of the
+    // same kernel measured before (analysis::find_capacity_near).
+    std::vector<std::uint64_t> hints = {};
+    std::optional<analysis::SweepPoint> reference = {};
 };
 analysis::CapacityEstimate measure_capacity(SweepRunner& runner, const CapacityQuestion& question);
 

@@ -28,24 +28,29 @@ struct TableKernel {
     // Carveouts it is measured at; the driver's choice (-1) and the quick
     // ones come first for the probe's own.
     std::vector<int> carveouts;
+    std::vector<std::uint32_t> shapes;
 };
 // The probe's own kernel (a few bytes of static shared memory): on Hopper its
 // split moves in steps at small preferences, so they are dense below 10 %.
 // Then kernels without shared memory, and with 8, 32 and 96 KiB of dynamic
-// shared memory, the sizes tiling kernels declare, whose steps lie further up.
+// shared memory, the sizes tiling kernels declare, whose steps lie further up
+// (none between 0 and 10 % on the H100: bench/user_kernels.cu, run 33).
+// Launch shapes, the largest first: 1024 threads (two blocks fill an SM), 256,
+// and 32 (an SM may hold the most blocks, each with its reserved shared memory);
+// kernels with kilobytes of shared memory are measured in the shapes tiling
+// kernels use.
+const std::vector<std::uint32_t> kAllShapes{1024, 256, 32};
+const std::vector<std::uint32_t> kTilingShapes{1024, 256};
 const std::vector<TableKernel>& table_kernels() {
     static const std::vector<TableKernel> kernels{
-        {ChaseKernel::probe, 0, {1, 3, 4, 5, 7, 10, 25, 50, 100}},
-        {ChaseKernel::plain, 0, {-1, 0, 5, 10, 25, 50, 75, 100}},
-        {ChaseKernel::plain, 8 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
-        {ChaseKernel::plain, 32 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
-        {ChaseKernel::plain, 96 * KiB, {-1, 0, 5, 10, 25, 50, 75, 100}},
+        {ChaseKernel::probe, 0, {1, 3, 4, 5, 7, 10, 25, 50, 100}, kAllShapes},
+        {ChaseKernel::plain, 0, {-1, 0, 5, 10, 25, 50, 75, 100}, kAllShapes},
+        {ChaseKernel::plain, 8 * KiB, {-1, 0, 10, 25, 50, 75, 100}, kTilingShapes},
+        {ChaseKernel::plain, 32 * KiB, {-1, 0, 10, 25, 50, 75, 100}, kTilingShapes},
+        {ChaseKernel::plain, 96 * KiB, {-1, 0, 10, 25, 50, 75, 100}, kTilingShapes},
     };
     return kernels;
 }
-// Launch shapes, the largest first: 1024 threads (two blocks fill an SM), 256,
-// and 32 (an SM may hold the most blocks, each with its reserved shared memory).
-constexpr std::uint32_t kShapes[] = {1024, 256, 32};
 
 struct Launch {
     int carveout = -1;
@@ -63,8 +68,10 @@ std::string describe(const Launch& l) {
     return text;
 }
 
-// The L1 of one launch; `hint`: the capacity of a similar launch, tried first.
-analysis::CapacityEstimate size_l1(ProbeContext& ctx, const Launch& l, std::optional<std::uint64_t> hint = {}) {
+// The L1 of one launch; `hints`: capacities of similar launches, tried first;
+// `reference`: an all-hit footprint of the same kernel measured before.
+analysis::CapacityEstimate size_l1(ProbeContext& ctx, const Launch& l, std::vector<std::uint64_t> hints = {},
+                                   const std::optional<analysis::SweepPoint>& reference = {}) {
     const bool own_shape = l.threads == kChaseThreads && l.kernel == ChaseKernel::probe;
     std::string name = "l1_size_carveout" + carveout_name(l.carveout);
     if (!own_shape) name += "_threads" + std::to_string(l.threads);
@@ -73,7 +80,8 @@ analysis::CapacityEstimate size_l1(ProbeContext& ctx, const Launch& l, std::opti
                                              own_shape ? 0 : l.threads);
     question.spec.kernel = l.kernel;
     question.spec.dynamic_shared_bytes = l.dynamic_shared_bytes;
-    question.hint = hint;
+    question.hints = std::move(hints);
+    question.reference = reference;
     return measure_capacity(ctx.runner, question);
 }
 
@@ -140,37 +148,52 @@ void run_l1_path(ProbeContext& ctx) {
 
 // Every kernel of the table at each of its carveouts and shapes. Most launches
 // get the L1 a neighbour got (the split moves in a few steps), so each search
-// first tries the capacity of the same kernel at the same shape and the
-// previous carveout, or at the next larger shape: two chases near the capacity
-// instead of a whole search. The hint only orders the search; a launch whose
-// L1 differs is searched in full.
+// first tries the capacities of the same kernel at the next larger shape and at
+// the previous carveout, and of the kernel before it at the same launch: two
+// chases near the capacity when one holds, instead of a whole search. Hints
+// only order the search; a launch whose L1 differs is searched in full. The
+// all-hit footprint each search compares with is measured once per kernel.
 void run_l1_carveouts(ProbeContext& ctx) {
     ctx.topology.carveouts.clear();
     std::size_t rows = 0;
-    for (const auto& k : table_kernels()) rows += (k.carveouts.size() + (k.chase == ChaseKernel::probe ? 2 : 0)) * 3;
+    for (const auto& k : table_kernels())
+        rows += (k.carveouts.size() + (k.chase == ChaseKernel::probe ? 2 : 0)) * k.shapes.size();
     ctx.progress.step("L1 per carveout and launch: " + std::to_string(rows) + " launches of " +
                       std::to_string(table_kernels().size()) + " kernels");
+    std::map<std::pair<int, std::uint32_t>, std::uint64_t> previous_kernel;  // (carveout, threads) -> capacity
+    std::map<ChaseKernel, analysis::SweepPoint> references;
+    if (ctx.scratch.l1_at.count(0) && !ctx.scratch.l1_at[0].trace.points.empty())
+        references[ChaseKernel::probe] = ctx.scratch.l1_at[0].trace.points.front();
     for (const auto& k : table_kernels()) {
         std::map<std::uint32_t, std::uint64_t> last_at_shape;  // threads -> capacity at the previous carveout (>= 0)
+        std::map<std::pair<int, std::uint32_t>, std::uint64_t> this_kernel;
         const auto measure = [&](int carveout) {
             std::optional<std::uint64_t> larger_shape;
-            for (std::uint32_t threads : kShapes) {
+            for (std::uint32_t threads : k.shapes) {
                 const Launch launch{carveout, threads, k.chase, k.dynamic_shared_bytes};
                 const bool known = k.chase == ChaseKernel::probe && threads == kChaseThreads && ctx.scratch.l1_at.count(carveout);
-                std::optional<std::uint64_t> hint = larger_shape;
-                if (carveout >= 0 && last_at_shape.count(threads)) hint = last_at_shape[threads];
-                const auto estimate = known ? ctx.scratch.l1_at[carveout] : size_l1(ctx, launch, hint);
+                std::vector<std::uint64_t> hints;
+                if (larger_shape) hints.push_back(*larger_shape);
+                if (carveout >= 0 && last_at_shape.count(threads)) hints.push_back(last_at_shape[threads]);
+                if (const auto other = previous_kernel.find({carveout, threads}); other != previous_kernel.end())
+                    hints.push_back(other->second);
+                const auto reference = references.count(k.chase) ? std::optional(references[k.chase]) : std::nullopt;
+                const auto estimate = known ? ctx.scratch.l1_at[carveout] : size_l1(ctx, launch, hints, reference);
+                if (!references.count(k.chase) && !estimate.trace.points.empty())
+                    references[k.chase] = estimate.trace.points.front();
                 if (k.chase == ChaseKernel::probe && threads == kChaseThreads) ctx.scratch.l1_at[carveout] = estimate;
                 add_row(ctx, launch, estimate);
                 if (estimate.found) {
                     if (carveout >= 0) last_at_shape[threads] = estimate.capacity_bytes;  // -1 is a column of its own
                     larger_shape = estimate.capacity_bytes;
+                    this_kernel[{carveout, threads}] = estimate.capacity_bytes;
                 }
             }
         };
         if (k.chase == ChaseKernel::probe)
             for (int carveout : kQuickCarveouts) measure(carveout);
         for (int carveout : k.carveouts) measure(carveout);
+        previous_kernel = std::move(this_kernel);
     }
     ctx.progress.done(std::to_string(ctx.topology.carveouts.size()) + " rows");
     ctx.set(id("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES"), size_result(ctx.scratch.l1_at[100], method_at(100)));

@@ -49,11 +49,13 @@ __device__ __forceinline__ void stamp_end(unsigned long long* stamps) {
 }
 
 // Reads pieces [0, count) of `data` with the block's threads, kUnroll loads in flight each.
+// 32-bit indices (a block's span is far below 2^32 pieces): an L1-bound loop has no
+// issue slots to spare for 64-bit index arithmetic.
 template <typename Op>
-__device__ __forceinline__ unsigned read_span(const uint4* data, size_t count) {
+__device__ __forceinline__ unsigned read_span(const uint4* data, unsigned count) {
     unsigned acc = 0;
-    const size_t step = blockDim.x;
-    size_t i = threadIdx.x;
+    const unsigned step = blockDim.x;
+    unsigned i = threadIdx.x;
     for (; i + (kUnroll - 1) * step < count; i += kUnroll * step) {
         uint4 v[kUnroll];
 #pragma unroll
@@ -83,7 +85,7 @@ __global__ void rotating_kernel(const uint4* data, size_t chunk_pieces, unsigned
     unsigned acc = 0;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const size_t chunk = (blockIdx.x + pass) % gridDim.x;  // read last pass by the previous block, on another SM
-        acc ^= read_span<Global<Op>>(data + chunk * chunk_pieces, chunk_pieces);
+        acc ^= read_span<Global<Op>>(data + chunk * chunk_pieces, static_cast<unsigned>(chunk_pieces));
     }
     stamp_end(sink);
     if (acc == kNever) sink[3] = acc;
@@ -93,7 +95,8 @@ template <CacheOp Op>
 __global__ void block_private_kernel(const uint4* data, size_t pieces, unsigned passes, unsigned long long* sink) {
     stamp_start(sink);
     unsigned acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Global<Op>>(data + blockIdx.x * pieces, pieces);
+    const uint4* mine = data + blockIdx.x * pieces;
+    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Global<Op>>(mine, static_cast<unsigned>(pieces));
     stamp_end(sink);
     if (acc == kNever) sink[3] = acc;
 }
@@ -104,7 +107,7 @@ __global__ void shared_kernel(size_t pieces, unsigned passes, unsigned long long
     __syncthreads();
     stamp_start(sink);  // the fill is not part of the read
     unsigned acc = 0;
-    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Shared>(tile, pieces);
+    for (unsigned pass = 0; pass < passes; ++pass) acc ^= read_span<Shared>(tile, static_cast<unsigned>(pieces));
     stamp_end(sink);
     if (acc == kNever) sink[3] = acc;
 }
