@@ -13,11 +13,11 @@
 #define GPU_TOPOLOGY_HPP
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
-#define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
+#define GPU_TOPOLOGY_PROBE_VERSION "1.1.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-ec7a876b-0cab-91ab-c67d-f90232b4598b"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-cd520e17-5079-e6e5-0f8c-6694ea8e1fa1"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d3864e2ad8f7e9f1"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:5a8fa667e8dbd237"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,7 +26,7 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1980000
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979580
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
@@ -36,39 +36,39 @@
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 289
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 257
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 268
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 236
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 25503396975720
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32563497818711
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 339
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 248
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 317
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 226
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
 #define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 290
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 258
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 269
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 237
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 65
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 406
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 308
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 93
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 396
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 303
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -77,22 +77,22 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27743843247707
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32898381978452
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 52428800
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 32768000
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 25165824
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 289
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 494
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 431
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8727102353797
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 268
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 480
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 432
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8701542524272
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 85017493504
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 720
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3093708692412
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 700
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3139654196246
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4028289756233
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 189
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 3990659592060
 #define GPU_TOPOLOGY_TLB_ENTRIES 15
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
 #define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
@@ -204,7 +204,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1980000u, source::measured, false, true}};
+    {1979580u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -237,12 +237,12 @@ GPU_TOPOLOGY_FACT l1_facts l1{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {289u, source::measured, false, true},
-    {257u, source::derived, false, true},
+    {268u, source::measured, false, true},
+    {236u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {25503396975720ull, source::measured, false, true}};
+    {32563497818711ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -258,8 +258,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {339u, source::measured, false, true},
-    {248u, source::derived, false, true},
+    {317u, source::measured, false, true},
+    {226u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -276,8 +276,8 @@ GPU_TOPOLOGY_FACT readonly_facts readonly{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {290u, source::measured, false, true},
-    {258u, source::derived, false, true},
+    {269u, source::measured, false, true},
+    {237u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -299,7 +299,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {70u, source::derived, false, true},
+    {65u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -312,9 +312,9 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {98u, source::measured, false, true},
-    {406u, source::measured, false, true},
-    {308u, source::derived, false, true}};
+    {93u, source::measured, false, true},
+    {396u, source::measured, false, true},
+    {303u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -336,7 +336,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {27743843247707ull, source::measured, false, true}};
+    {32898381978452ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -355,10 +355,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {25165824ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {289u, source::measured, false, true},
-    {494u, source::measured, false, true},
-    {431u, source::derived, false, true},
-    {8727102353797ull, source::measured, false, true}};
+    {268u, source::measured, false, true},
+    {480u, source::measured, false, true},
+    {432u, source::derived, false, true},
+    {8701542524272ull, source::measured, false, true}};
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes
@@ -367,8 +367,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {85017493504ull, source::api, false, true},
-    {720u, source::measured, false, true},
-    {3093708692412ull, source::measured, false, true}};
+    {700u, source::measured, false, true},
+    {3139654196246ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -377,8 +377,8 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {192u, source::measured, false, true},
-    {4028289756233ull, source::measured, false, true}};
+    {189u, source::measured, false, true},
+    {3990659592060ull, source::measured, false, true}};
 
 struct tlb_facts {
     known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
@@ -422,41 +422,107 @@ struct l1_at_launch {
     std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)
     std::uint64_t size_bytes;
 };
-inline constexpr std::size_t l1_launch_count = 33;
+inline constexpr std::size_t l1_launch_count = 99;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 16u, 7u, 247808ull},  // static
-    {0, 256u, 16u, 7u, 247808ull},  // static
     {0, 1024u, 16u, 2u, 247808ull},  // static
-    {-1, 32u, 16u, 32u, 189440ull},  // static
-    {-1, 256u, 16u, 8u, 222208ull},  // static
+    {0, 256u, 16u, 7u, 247808ull},  // static
+    {0, 32u, 16u, 7u, 247808ull},  // static
     {-1, 1024u, 16u, 2u, 247808ull},  // static
-    {1, 32u, 16u, 7u, 222208ull},  // static
-    {1, 256u, 16u, 7u, 222208ull},  // static
-    {1, 1024u, 16u, 2u, 222208ull},  // static
-    {3, 32u, 16u, 7u, 189440ull},  // static
-    {3, 256u, 16u, 7u, 189440ull},  // static
+    {-1, 256u, 16u, 8u, 223232ull},  // static
+    {-1, 32u, 16u, 32u, 189440ull},  // static
+    {1, 1024u, 16u, 2u, 223232ull},  // static
+    {1, 256u, 16u, 7u, 223232ull},  // static
+    {1, 32u, 16u, 7u, 223232ull},  // static
     {3, 1024u, 16u, 2u, 189440ull},  // static
-    {4, 32u, 16u, 14u, 152576ull},  // static
-    {4, 256u, 16u, 8u, 152576ull},  // static
+    {3, 256u, 16u, 7u, 189440ull},  // static
+    {3, 32u, 16u, 7u, 189440ull},  // static
     {4, 1024u, 16u, 2u, 152576ull},  // static
-    {5, 32u, 16u, 14u, 119808ull},  // static
-    {5, 256u, 16u, 8u, 119808ull},  // static
+    {4, 256u, 16u, 8u, 152576ull},  // static
+    {4, 32u, 16u, 14u, 152576ull},  // static
     {5, 1024u, 16u, 2u, 119808ull},  // static
-    {7, 32u, 16u, 14u, 87040ull},  // static
-    {7, 256u, 16u, 8u, 87040ull},  // static
+    {5, 256u, 16u, 8u, 119808ull},  // static
+    {5, 32u, 16u, 14u, 119808ull},  // static
     {7, 1024u, 16u, 2u, 87040ull},  // static
-    {10, 32u, 16u, 28u, 20480ull},  // static
-    {10, 256u, 16u, 8u, 20480ull},  // static
+    {7, 256u, 16u, 8u, 87040ull},  // static
+    {7, 32u, 16u, 14u, 87040ull},  // static
     {10, 1024u, 16u, 2u, 20480ull},  // static
-    {25, 32u, 16u, 32u, 20480ull},  // static
-    {25, 256u, 16u, 8u, 20480ull},  // static
+    {10, 256u, 16u, 8u, 20480ull},  // static
+    {10, 32u, 16u, 28u, 20480ull},  // static
     {25, 1024u, 16u, 2u, 20480ull},  // static
-    {50, 32u, 16u, 32u, 20480ull},  // static
-    {50, 256u, 16u, 8u, 20480ull},  // static
+    {25, 256u, 16u, 8u, 20480ull},  // static
+    {25, 32u, 16u, 32u, 20480ull},  // static
     {50, 1024u, 16u, 2u, 20480ull},  // static
-    {100, 32u, 16u, 32u, 20480ull},  // static
-    {100, 256u, 16u, 8u, 20480ull},  // static
+    {50, 256u, 16u, 8u, 20480ull},  // static
+    {50, 32u, 16u, 32u, 20480ull},  // static
     {100, 1024u, 16u, 2u, 20480ull},  // static
+    {100, 256u, 16u, 8u, 20480ull},  // static
+    {100, 32u, 16u, 32u, 20480ull},  // static
+    {-1, 1024u, 0u, 2u, 247808ull},  // none
+    {-1, 256u, 0u, 8u, 223232ull},  // none
+    {-1, 32u, 0u, 32u, 223232ull},  // none
+    {0, 1024u, 0u, 2u, 247808ull},  // none
+    {0, 256u, 0u, 8u, 222208ull},  // none
+    {0, 32u, 0u, 8u, 223232ull},  // none
+    {5, 1024u, 0u, 2u, 239616ull},  // none
+    {5, 256u, 0u, 8u, 223232ull},  // none
+    {5, 32u, 0u, 16u, 222208ull},  // none
+    {10, 1024u, 0u, 2u, 223232ull},  // none
+    {10, 256u, 0u, 8u, 223232ull},  // none
+    {10, 32u, 0u, 32u, 222208ull},  // none
+    {25, 1024u, 0u, 2u, 189440ull},  // none
+    {25, 256u, 0u, 8u, 189440ull},  // none
+    {25, 32u, 0u, 32u, 189440ull},  // none
+    {50, 1024u, 0u, 2u, 119808ull},  // none
+    {50, 256u, 0u, 8u, 119808ull},  // none
+    {50, 32u, 0u, 32u, 119808ull},  // none
+    {75, 1024u, 0u, 2u, 54272ull},  // none
+    {75, 256u, 0u, 8u, 54272ull},  // none
+    {75, 32u, 0u, 32u, 54272ull},  // none
+    {100, 1024u, 0u, 2u, 19456ull},  // none
+    {100, 256u, 0u, 8u, 19456ull},  // none
+    {100, 32u, 0u, 32u, 19456ull},  // none
+    {-1, 1024u, 8192u, 2u, 222208ull},  // dynamic
+    {-1, 256u, 8192u, 8u, 119808ull},  // dynamic
+    {0, 1024u, 8192u, 1u, 239616ull},  // dynamic
+    {0, 256u, 8192u, 1u, 239616ull},  // dynamic
+    {10, 1024u, 8192u, 2u, 222208ull},  // dynamic
+    {10, 256u, 8192u, 3u, 223232ull},  // dynamic
+    {25, 1024u, 8192u, 2u, 189440ull},  // dynamic
+    {25, 256u, 8192u, 7u, 189440ull},  // dynamic
+    {50, 1024u, 8192u, 2u, 119808ull},  // dynamic
+    {50, 256u, 8192u, 8u, 119808ull},  // dynamic
+    {75, 1024u, 8192u, 2u, 54272ull},  // dynamic
+    {75, 256u, 8192u, 8u, 54272ull},  // dynamic
+    {100, 1024u, 8192u, 2u, 19456ull},  // dynamic
+    {100, 256u, 8192u, 8u, 19456ull},  // dynamic
+    {-1, 1024u, 32768u, 2u, 152576ull},  // dynamic
+    {-1, 256u, 32768u, 6u, 19456ull},  // dynamic
+    {0, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {0, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {10, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {10, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {25, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {25, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {50, 1024u, 32768u, 2u, 119808ull},  // dynamic
+    {50, 256u, 32768u, 4u, 119808ull},  // dynamic
+    {75, 1024u, 32768u, 2u, 54272ull},  // dynamic
+    {75, 256u, 32768u, 5u, 54272ull},  // dynamic
+    {100, 1024u, 32768u, 2u, 19456ull},  // dynamic
+    {100, 256u, 32768u, 6u, 19456ull},  // dynamic
+    {-1, 1024u, 98304u, 2u, 54272ull},  // dynamic
+    {-1, 256u, 98304u, 2u, 54272ull},  // dynamic
+    {0, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {0, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {10, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {10, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {25, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {25, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {50, 1024u, 98304u, 1u, 119808ull},  // dynamic
+    {50, 256u, 98304u, 1u, 119808ull},  // dynamic
+    {75, 1024u, 98304u, 2u, 54272ull},  // dynamic
+    {75, 256u, 98304u, 2u, 54272ull},  // dynamic
+    {100, 1024u, 98304u, 2u, 19456ull},  // dynamic
+    {100, 256u, 98304u, 2u, 19456ull},  // dynamic
 };
 // The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory
 // (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to
@@ -628,7 +694,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H100 80GB HBM3", "GPU-ec7a876b-0cab-91ab-c67d-f90232b4598b"},
+    {0, "NVIDIA H100 80GB HBM3", "GPU-cd520e17-5079-e6e5-0f8c-6694ea8e1fa1"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;

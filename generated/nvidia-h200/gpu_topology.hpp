@@ -13,11 +13,11 @@
 #define GPU_TOPOLOGY_HPP
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
-#define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
+#define GPU_TOPOLOGY_PROBE_VERSION "1.1.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-c4fb4307-d1f7-c7a2-ffce-080c30baef55"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-e65b10e7-a877-56e9-51f7-c08a649b66c6"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:e5e3c2f78bc442dd"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:f892223c175fb1e9"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,7 +26,7 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979980
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979923
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
@@ -36,39 +36,39 @@
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 272
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 240
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 274
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 242
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 24549218962958
-#define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 246784
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32595097525473
+#define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 320
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 229
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 322
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 231
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
 #define GPU_TOPOLOGY_READONLY_SIZE_BYTES 246784
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 274
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 242
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 271
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 239
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 65
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 93
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 413
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 320
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 414
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 316
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -77,22 +77,22 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 27884699395666
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32858154071900
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 62914560
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 272
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 495
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 421
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9196107648503
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 273
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 499
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 430
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9195260303688
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 693
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4469209884937
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 703
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4582937062937
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 189
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4021734856219
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4033219642304
 #define GPU_TOPOLOGY_TLB_ENTRIES 15
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
 #define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
@@ -204,7 +204,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979980u, source::measured, false, true}};
+    {1979923u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -237,12 +237,12 @@ GPU_TOPOLOGY_FACT l1_facts l1{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {272u, source::measured, false, true},
-    {240u, source::derived, false, true},
+    {274u, source::measured, false, true},
+    {242u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {24549218962958ull, source::measured, false, true}};
+    {32595097525473ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -254,12 +254,12 @@ struct texture_facts {
     known<std::uint32_t> per_sm;  // texture instances per SM, instances
 };
 GPU_TOPOLOGY_FACT texture_facts texture{
-    {246784ull, source::measured, false, true},
+    {247808ull, source::measured, false, true},
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {320u, source::measured, false, true},
-    {229u, source::derived, false, true},
+    {322u, source::measured, false, true},
+    {231u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -276,8 +276,8 @@ GPU_TOPOLOGY_FACT readonly_facts readonly{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {274u, source::measured, false, true},
-    {242u, source::derived, false, true},
+    {271u, source::measured, false, true},
+    {239u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -299,7 +299,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {65u, source::derived, false, true},
+    {70u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -312,9 +312,9 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {93u, source::measured, false, true},
-    {413u, source::measured, false, true},
-    {320u, source::derived, false, true}};
+    {98u, source::measured, false, true},
+    {414u, source::measured, false, true},
+    {316u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -336,7 +336,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {27884699395666ull, source::measured, false, true}};
+    {32858154071900ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -355,10 +355,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {28573696ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {272u, source::measured, false, true},
-    {495u, source::measured, false, true},
-    {421u, source::derived, false, true},
-    {9196107648503ull, source::measured, false, true}};
+    {273u, source::measured, false, true},
+    {499u, source::measured, false, true},
+    {430u, source::derived, false, true},
+    {9195260303688ull, source::measured, false, true}};
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes
@@ -367,8 +367,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {150109880320ull, source::api, false, true},
-    {693u, source::measured, false, true},
-    {4469209884937ull, source::measured, false, true}};
+    {703u, source::measured, false, true},
+    {4582937062937ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -377,8 +377,8 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {189u, source::measured, false, true},
-    {4021734856219ull, source::measured, false, true}};
+    {192u, source::measured, false, true},
+    {4033219642304ull, source::measured, false, true}};
 
 struct tlb_facts {
     known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
@@ -422,41 +422,107 @@ struct l1_at_launch {
     std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)
     std::uint64_t size_bytes;
 };
-inline constexpr std::size_t l1_launch_count = 33;
+inline constexpr std::size_t l1_launch_count = 99;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 32u, 16u, 7u, 246784ull},  // static
-    {0, 256u, 16u, 7u, 246784ull},  // static
     {0, 1024u, 16u, 2u, 246784ull},  // static
-    {-1, 32u, 16u, 32u, 189440ull},  // static
-    {-1, 256u, 16u, 8u, 222208ull},  // static
+    {0, 256u, 16u, 7u, 246784ull},  // static
+    {0, 32u, 16u, 7u, 246784ull},  // static
     {-1, 1024u, 16u, 2u, 246784ull},  // static
-    {1, 32u, 16u, 7u, 222208ull},  // static
-    {1, 256u, 16u, 7u, 222208ull},  // static
+    {-1, 256u, 16u, 8u, 222208ull},  // static
+    {-1, 32u, 16u, 32u, 189440ull},  // static
     {1, 1024u, 16u, 2u, 222208ull},  // static
-    {3, 32u, 16u, 7u, 189440ull},  // static
-    {3, 256u, 16u, 7u, 189440ull},  // static
+    {1, 256u, 16u, 7u, 223232ull},  // static
+    {1, 32u, 16u, 7u, 223232ull},  // static
     {3, 1024u, 16u, 2u, 189440ull},  // static
-    {4, 32u, 16u, 14u, 152576ull},  // static
-    {4, 256u, 16u, 8u, 152576ull},  // static
+    {3, 256u, 16u, 7u, 189440ull},  // static
+    {3, 32u, 16u, 7u, 189440ull},  // static
     {4, 1024u, 16u, 2u, 152576ull},  // static
-    {5, 32u, 16u, 14u, 119808ull},  // static
-    {5, 256u, 16u, 8u, 119808ull},  // static
+    {4, 256u, 16u, 8u, 152576ull},  // static
+    {4, 32u, 16u, 14u, 152576ull},  // static
     {5, 1024u, 16u, 2u, 119808ull},  // static
-    {7, 32u, 16u, 14u, 88064ull},  // static
-    {7, 256u, 16u, 8u, 88064ull},  // static
-    {7, 1024u, 16u, 2u, 88064ull},  // static
-    {10, 32u, 16u, 28u, 20480ull},  // static
-    {10, 256u, 16u, 8u, 20480ull},  // static
+    {5, 256u, 16u, 8u, 119808ull},  // static
+    {5, 32u, 16u, 14u, 119808ull},  // static
+    {7, 1024u, 16u, 2u, 87040ull},  // static
+    {7, 256u, 16u, 8u, 87040ull},  // static
+    {7, 32u, 16u, 14u, 87040ull},  // static
     {10, 1024u, 16u, 2u, 20480ull},  // static
-    {25, 32u, 16u, 32u, 20480ull},  // static
-    {25, 256u, 16u, 8u, 20480ull},  // static
+    {10, 256u, 16u, 8u, 20480ull},  // static
+    {10, 32u, 16u, 28u, 20480ull},  // static
     {25, 1024u, 16u, 2u, 20480ull},  // static
-    {50, 32u, 16u, 32u, 20480ull},  // static
-    {50, 256u, 16u, 8u, 20480ull},  // static
+    {25, 256u, 16u, 8u, 20480ull},  // static
+    {25, 32u, 16u, 32u, 20480ull},  // static
     {50, 1024u, 16u, 2u, 20480ull},  // static
-    {100, 32u, 16u, 32u, 20480ull},  // static
-    {100, 256u, 16u, 8u, 20480ull},  // static
+    {50, 256u, 16u, 8u, 20480ull},  // static
+    {50, 32u, 16u, 32u, 20480ull},  // static
     {100, 1024u, 16u, 2u, 20480ull},  // static
+    {100, 256u, 16u, 8u, 20480ull},  // static
+    {100, 32u, 16u, 32u, 20480ull},  // static
+    {-1, 1024u, 0u, 2u, 246784ull},  // none
+    {-1, 256u, 0u, 8u, 222208ull},  // none
+    {-1, 32u, 0u, 32u, 223232ull},  // none
+    {0, 1024u, 0u, 2u, 246784ull},  // none
+    {0, 256u, 0u, 8u, 222208ull},  // none
+    {0, 32u, 0u, 8u, 222208ull},  // none
+    {5, 1024u, 0u, 2u, 238592ull},  // none
+    {5, 256u, 0u, 8u, 222208ull},  // none
+    {5, 32u, 0u, 16u, 222208ull},  // none
+    {10, 1024u, 0u, 2u, 222208ull},  // none
+    {10, 256u, 0u, 8u, 222208ull},  // none
+    {10, 32u, 0u, 32u, 222208ull},  // none
+    {25, 1024u, 0u, 2u, 189440ull},  // none
+    {25, 256u, 0u, 8u, 189440ull},  // none
+    {25, 32u, 0u, 32u, 189440ull},  // none
+    {50, 1024u, 0u, 2u, 119808ull},  // none
+    {50, 256u, 0u, 8u, 119808ull},  // none
+    {50, 32u, 0u, 32u, 119808ull},  // none
+    {75, 1024u, 0u, 2u, 54272ull},  // none
+    {75, 256u, 0u, 8u, 54272ull},  // none
+    {75, 32u, 0u, 32u, 54272ull},  // none
+    {100, 1024u, 0u, 2u, 20480ull},  // none
+    {100, 256u, 0u, 8u, 20480ull},  // none
+    {100, 32u, 0u, 32u, 20480ull},  // none
+    {-1, 1024u, 8192u, 2u, 222208ull},  // dynamic
+    {-1, 256u, 8192u, 8u, 119808ull},  // dynamic
+    {0, 1024u, 8192u, 1u, 238592ull},  // dynamic
+    {0, 256u, 8192u, 1u, 238592ull},  // dynamic
+    {10, 1024u, 8192u, 2u, 222208ull},  // dynamic
+    {10, 256u, 8192u, 3u, 222208ull},  // dynamic
+    {25, 1024u, 8192u, 2u, 189440ull},  // dynamic
+    {25, 256u, 8192u, 7u, 189440ull},  // dynamic
+    {50, 1024u, 8192u, 2u, 119808ull},  // dynamic
+    {50, 256u, 8192u, 8u, 119808ull},  // dynamic
+    {75, 1024u, 8192u, 2u, 54272ull},  // dynamic
+    {75, 256u, 8192u, 8u, 54272ull},  // dynamic
+    {100, 1024u, 8192u, 2u, 20480ull},  // dynamic
+    {100, 256u, 8192u, 8u, 20480ull},  // dynamic
+    {-1, 1024u, 32768u, 2u, 152576ull},  // dynamic
+    {-1, 256u, 32768u, 6u, 20480ull},  // dynamic
+    {0, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {0, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {10, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {10, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {25, 1024u, 32768u, 1u, 189440ull},  // dynamic
+    {25, 256u, 32768u, 1u, 189440ull},  // dynamic
+    {50, 1024u, 32768u, 2u, 119808ull},  // dynamic
+    {50, 256u, 32768u, 4u, 119808ull},  // dynamic
+    {75, 1024u, 32768u, 2u, 54272ull},  // dynamic
+    {75, 256u, 32768u, 5u, 54272ull},  // dynamic
+    {100, 1024u, 32768u, 2u, 20480ull},  // dynamic
+    {100, 256u, 32768u, 6u, 20480ull},  // dynamic
+    {-1, 1024u, 98304u, 2u, 54272ull},  // dynamic
+    {-1, 256u, 98304u, 2u, 54272ull},  // dynamic
+    {0, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {0, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {10, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {10, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {25, 1024u, 98304u, 1u, 152576ull},  // dynamic
+    {25, 256u, 98304u, 1u, 152576ull},  // dynamic
+    {50, 1024u, 98304u, 1u, 119808ull},  // dynamic
+    {50, 256u, 98304u, 1u, 119808ull},  // dynamic
+    {75, 1024u, 98304u, 2u, 54272ull},  // dynamic
+    {75, 256u, 98304u, 2u, 54272ull},  // dynamic
+    {100, 1024u, 98304u, 2u, 20480ull},  // dynamic
+    {100, 256u, 98304u, 2u, 20480ull},  // dynamic
 };
 // The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory
 // (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to
@@ -628,7 +694,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H200", "GPU-c4fb4307-d1f7-c7a2-ffce-080c30baef55"},
+    {0, "NVIDIA H200", "GPU-e65b10e7-a877-56e9-51f7-c08a649b66c6"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;

@@ -79,7 +79,7 @@ Result sharing_result(const analysis::EvictionDecision& d, const std::string& me
 }
 
 Result bandwidth_result(const std::vector<double>& rates, const std::string& method) {
-    if (rates.empty()) return model::unmeasured("no run was timed");
+    if (rates.empty()) return model::unmeasured("no run gave a rate (twice the passes took no longer than once)");
     const double median = analysis::median(rates);
     const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
     Estimate e{.value = std::round(median), .method = method,

@@ -72,8 +72,10 @@ bool write_measured(const profile::Json& document, const std::vector<std::string
 int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
                  const std::string& replayed_log) {
     const auto document = model::to_json(topology);
-    if (!write_measured(document, profile::validate(document), "profile", render::hierarchy_svg, args, progress,
-                        replayed_log))
+    auto errors = profile::validate(document);
+    // A live probe makes a value no GPU has unmeasured; a replayed one got it from its log.
+    if (!replayed_log.empty()) errors.insert(errors.end(), topology.refused.begin(), topology.refused.end());
+    if (!write_measured(document, errors, "profile", render::hierarchy_svg, args, progress, replayed_log))
         return kFailure;
     progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {

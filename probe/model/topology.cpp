@@ -97,8 +97,10 @@ void Topology::enforce_relations() {
         const bool whole = *v == std::floor(*v) && *v >= 1;
         const bool power_of_two = whole && (static_cast<std::uint64_t>(*v) & (static_cast<std::uint64_t>(*v) - 1)) == 0;
         if (*v >= rule.min && *v <= rule.max && (!rule.power_of_two || power_of_two)) continue;
-        set(q, Unmeasured{"measured " + number(*v) + ", outside [" + number(rule.min) + ", " + number(rule.max) + "]" +
-                          (rule.power_of_two ? " or not a power of two" : "") +
+        const std::string range = "[" + number(rule.min) + ", " + number(rule.max) + "]" +
+                                  (rule.power_of_two ? " or not a power of two" : "");
+        refused.push_back(std::string(kQuantities[q].path) + ": " + number(*v) + " outside " + range);
+        set(q, Unmeasured{"measured " + number(*v) + ", outside " + range +
                           ": no GPU CUDA supports has that (model/quantities.hpp)"});
     }
     for (const auto& r : kRelations) {

@@ -22,7 +22,7 @@ namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
 
-const fs::path kRecorded = fs::path(GPU_TOPOLOGY_REPLAY_DIR) / "h200_probe.enginelog";
+const fs::path kRecorded = fs::path(GPU_TOPOLOGY_REPLAY_DIR) / "nvidia-h200.enginelog";
 
 std::vector<std::string> lines_of(const fs::path& file) {
     std::ifstream in(file);
@@ -95,7 +95,8 @@ TEST(EngineLog, NumbersAreReadStrictlyAndNamedByLine) {
         {"facts ", "facts 0 9 0 132", "expected driver_version, got the end of the line"},  // a short line
         {"< shape ", "< shape 12x", "expected resident blocks (a whole number), got '12x'"},
         {"< shape ", "< shape 99999999999", "resident blocks out of range: '99999999999'"},
-        {"< shape ", "< shape 7 extra", "unexpected text at the end of the line: 'extra'"},
+        {"< shape ", "< shape 7 16 extra", "unexpected text at the end of the line: 'extra'"},
+        {"< shape ", "< shape 7 extra", "expected shared bytes per block (a whole number), got 'extra'"},
         {"< shape ", "< shape -1", "expected resident blocks (a whole number), got '-1'"},
         {"< seconds ", "< seconds abc", "expected seconds (a number), got 'abc'"},
         {"< seconds ", "< seconds nan", "seconds must be finite"},

@@ -108,11 +108,14 @@ TEST(Profile, CarveoutRowsOfAnotherKernelKindAreNoDuplicates) {
     other_kind["size_bytes"] = 197632;
     rows.push_back(other_kind);
     EXPECT_EQ(error_of(profile.dump()), "");
-    EXPECT_EQ(carveout_launch_key(rows[0]), "carveout_percent 0, threads_per_block 32");
+    EXPECT_EQ(carveout_launch_key(rows[0]),
+              "carveout_percent 0, threads_per_block 1024, kernel_shared \"static\", shared_bytes_per_block 16");
     EXPECT_EQ(carveout_launch_key(other_kind),
-              "carveout_percent 0, threads_per_block 32, kernel_shared \"dynamic\", shared_bytes_per_block 49152");
+              "carveout_percent 0, threads_per_block 1024, kernel_shared \"dynamic\", shared_bytes_per_block 49152");
     rows.push_back(other_kind);  // the same kind twice
-    EXPECT_NE(error_of(profile.dump()).find("caches.l1.carveouts[34]: repeats caches.l1.carveouts[33]"), std::string::npos)
+    const auto last = std::to_string(rows.size() - 1), before = std::to_string(rows.size() - 2);
+    EXPECT_NE(error_of(profile.dump()).find("caches.l1.carveouts[" + last + "]: repeats caches.l1.carveouts[" + before + "]"),
+              std::string::npos)
         << error_of(profile.dump());
 }
 

@@ -17,7 +17,8 @@ namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kRecordings{"h200_probe", "h100_probe"};
+// Each stored profile is a probe's profile of a whole run; its engine log replays it.
+const std::vector<std::string> kRecordings{"nvidia-h200", "nvidia-h100"};
 
 fs::path log_of(const std::string& name) { return fs::path(GPU_TOPOLOGY_REPLAY_DIR) / (name + ".enginelog"); }
 
@@ -34,7 +35,7 @@ model::Topology replay(const fs::path& log, benchmarks::ProbeOptions options = {
 class Recorded : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
-    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / (GetParam() + ".json"));
     benchmarks::ReplayEngine engine(log_of(GetParam()));
     benchmarks::Progress quiet(false);
     benchmarks::BlindMonitor blind("replay");
@@ -70,7 +71,7 @@ TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
     const auto* near = json.at_path("caches.l2.near_size_bytes");
     ASSERT_TRUE(near);
     EXPECT_NE(near->find("method")->as_string().find("one ring placement (quick level)"), std::string::npos);
-    const auto full = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    const auto full = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / (GetParam() + ".json"));
     EXPECT_EQ(near->find("value")->as_number(),
               full.at_path("caches.l2.near_size_bytes.placement_1_bytes")->as_number());
 }
@@ -146,7 +147,7 @@ TEST_P(Recorded, WorkRunningFromTheStartIsSeenAgainstAQuietReference) {
             out << line << '\n';
         }
     }
-    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_TEST_DATA) / (GetParam() + ".json"));
+    const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / (GetParam() + ".json"));
     const double quiet_seconds = recorded.at_path("conditions.reference_work_seconds")->as_number();
     benchmarks::ProbeOptions once;
     once.max_attempts = 1;

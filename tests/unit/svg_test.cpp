@@ -153,7 +153,8 @@ TEST(Svg, ProfileWithoutCurveSaysSoAndStillDrawsLevels) {
 }
 
 TEST(Svg, H200ProfileRendersEveryCurvePoint) {
-    const auto profile = load("h200_probe.json");
+    const auto file = std::filesystem::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200.json";
+    const auto profile = Json::parse(profile::read_profile_bytes(file), file.string());
     const auto svg = render::hierarchy_svg(profile);
     expect_well_formed(svg);
     ASSERT_TRUE(profile.find("curve"));
