@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The stencil chooser on recorded searches: per grid, the chosen shape's GLup/s over the best
+shape's and over the common default (32,32,1); a table on stdout and, with --svg FILE, a picture.
+
+    bench/stencil_summary.py SEARCH.csv [SEARCH.csv...] [--svg FILE] [--title TEXT]
+
+Each SEARCH.csv is what `examples/stencil3d --search --csv` writes: its `chosen` column marks the
+shape the header of that run chose. No plotting library is needed (the picture is plain SVG).
+"""
+import csv
+import sys
+from collections import OrderedDict
+
+
+def load(path, card):
+    grids = OrderedDict()
+    for r in csv.DictReader(open(path)):
+        g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "chosen": None})
+        shape = (int(r["x"]), int(r["y"]), int(r["z"]), int(r["fold_y"]), int(r["fold_z"]))
+        g["rates"][shape] = float(r["glups"])
+        if r["chosen"] == "1":
+            g["chosen"] = shape
+    return grids
+
+
+def main(argv):
+    svg, title, files = None, "chosen block shape / best of 168", []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--svg":
+            svg = argv[i + 1]; i += 2
+        elif argv[i] == "--title":
+            title = argv[i + 1]; i += 2
+        else:
+            files.append(argv[i]); i += 1
+    rows = []
+    for path in files:
+        card = "h100" if "h100" in path else "h200" if "h200" in path else path
+        for grid, g in load(path, card).items():
+            best_shape = max(g["rates"], key=g["rates"].get)
+            chosen = g["rates"][g["chosen"]]
+            default = g["rates"].get((32, 32, 1, 1, 1))
+            rows.append((card, grid, g["chosen"], chosen, best_shape, g["rates"][best_shape],
+                         chosen / g["rates"][best_shape], chosen / default if default else float("nan")))
+    print("| card | grid | chosen | GLup/s | best | GLup/s | chosen / best | chosen / (32,32,1) |")
+    print("|---|---|---|---:|---|---:|---:|---:|")
+    for card, grid, c, cr, b, br, ratio, vs_default in rows:
+        print(f"| {card} | {grid} | {c} | {cr:.1f} | {b} | {br:.1f} | {ratio:.3f} | {vs_default:.2f} |")
+    for card in sorted({r[0] for r in rows}):
+        ratios = [r[6] for r in rows if r[0] == card]
+        defaults = [r[7] for r in rows if r[0] == card]
+        print(f"{card}: {len(ratios)} grids, chosen/best min {min(ratios):.3f}, mean {sum(ratios) / len(ratios):.3f}, "
+              f"{sum(r >= 0.95 for r in ratios)} at or above 0.95; chosen/(32,32,1) min {min(defaults):.2f}")
+    if svg:
+        width, height, left, top, bottom = 900, 360, 60, 40, 90
+        cards = sorted({r[0] for r in rows})
+        grids = list(OrderedDict.fromkeys(r[1] for r in rows))
+        lo = 0.85
+        y = lambda v: top + (1.0 - (max(v, lo) - lo) / (1.0 - lo)) * (height - top - bottom)
+        x = lambda k: left + (k + 0.5) * (width - left - 20) / len(grids)
+        colors = {"h100": "#1f77b4", "h200": "#d62728"}
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
+               f'<text x="{left}" y="20" font-size="13">{title}</text>']
+        for v in (0.85, 0.90, 0.95, 1.0):
+            dash = ' stroke-dasharray="4 3"' if v == 0.95 else ""
+            stroke = "#999" if v == 0.95 else "#ddd"
+            out.append(f'<line x1="{left}" x2="{width - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="{stroke}"{dash}/>')
+            out.append(f'<text x="{left - 8}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+        for k, grid in enumerate(grids):
+            out.append(f'<text transform="translate({x(k):.1f},{height - bottom + 12}) rotate(45)">{grid}</text>')
+            for j, card in enumerate(cards):
+                for r in rows:
+                    if r[0] == card and r[1] == grid:
+                        out.append(f'<circle cx="{x(k) + (j - 0.5) * 8:.1f}" cy="{y(r[6]):.1f}" r="4" fill="{colors.get(card, "#333")}"/>')
+        for j, card in enumerate(cards):
+            out.append(f'<circle cx="{width - 160 + j * 70}" cy="16" r="4" fill="{colors.get(card, "#333")}"/>'
+                       f'<text x="{width - 152 + j * 70}" y="20">{card.upper()}</text>')
+        out.append("</svg>")
+        open(svg, "w").write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
