@@ -5,7 +5,7 @@
 // engines and device_commands.cpp: it renders, shows, draws, validates,
 // compares and writes the docs, and says so when asked for anything else.
 #include "cli/args.hpp"
-#include "profile/text.hpp"
+#include "util/text.hpp"
 #include "version.hpp"
 
 #include <cerrno>
@@ -19,7 +19,7 @@
 namespace {
 
 using namespace gpu_topology::cli;
-using gpu_topology::profile::printable_lines;
+using gpu_topology::util::printable_lines;
 
 #if GPU_TOPOLOGY_RENDER_ONLY
 // The commands that need the stages: a device's like the build without CUDA (kNoGpu), replay a failure.

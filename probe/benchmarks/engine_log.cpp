@@ -1,6 +1,6 @@
 #include "engine_log.hpp"
 
-#include "../profile/input_file.hpp"
+#include "../util/input_file.hpp"
 #include "../profile/profile.hpp"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 
 namespace gpu_topology::benchmarks {
 
-using profile::printable;
+using util::printable;
 
 void LogFields::fail(const std::string& what) const { throw ReplayError(where_ + ": " + what); }
 
@@ -115,7 +115,7 @@ public:
             if (log_.facts.sm_count < 1) fields.fail("sm_count must be at least 1");
         } else if (word == "name" || word == "uuid") {
             const std::string text(fields.rest());
-            if (text.empty() || !profile::is_safe_text(text) || text.size() > profile::kMaxTextBytes)
+            if (text.empty() || !util::is_safe_text(text) || text.size() > profile::kMaxTextBytes)
                 fields.fail("expected the device " + std::string(word) + ": text without control characters, 1 to " +
                             std::to_string(profile::kMaxTextBytes) + " bytes");
             (word == "name" ? log_.facts.name : log_.facts.uuid) = text;
@@ -155,8 +155,8 @@ const CallKind* call_kind(std::string_view request) {
 EngineLog read_engine_log(const std::filesystem::path& file, std::size_t load_paths) {
     std::string text;
     try {
-        text = profile::read_input_file(file, kMaxEngineLogBytes, "engine log");
-    } catch (const profile::InputFileError& e) {
+        text = util::read_input_file(file, kMaxEngineLogBytes, "engine log");
+    } catch (const util::InputFileError& e) {
         throw ReplayError(e.what());
     }
     EngineLog log;

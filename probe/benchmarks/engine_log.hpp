@@ -15,7 +15,7 @@
 // strictly (each number one whole token in its type's range, nothing left over,
 // every count within what the request asked), and every error names
 // `file:line` and what was expected there.
-#include "device_facts.hpp"
+#include "../kernels/device_facts.hpp"
 
 #include <array>
 #include <charconv>
@@ -33,6 +33,8 @@
 #include <vector>
 
 namespace gpu_topology::benchmarks {
+
+using kernels::DeviceFacts;
 
 class ReplayError : public std::runtime_error {
 public:

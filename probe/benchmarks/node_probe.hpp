@@ -4,7 +4,7 @@
 // engines); the stages and the analysis it runs are the host-only ones.
 #include "../model/node.hpp"
 #include "../model/topology.hpp"
-#include "device_facts.hpp"
+#include "../kernels/device_facts.hpp"
 #include "stages.hpp"
 
 #include <optional>
@@ -12,6 +12,8 @@
 #include <vector>
 
 namespace gpu_topology::benchmarks {
+
+using kernels::DeviceFacts;
 
 class Progress;
 

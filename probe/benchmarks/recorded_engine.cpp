@@ -1,6 +1,6 @@
 #include "recorded_engine.hpp"
 
-#include "../profile/text.hpp"
+#include "../util/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -237,7 +237,7 @@ const LoggedCall& ReplayEngine::answer(const std::string& request) {
     if (call.request != request)
         throw ReplayError(file_.string() + ":" + std::to_string(call.line) + ": the replay diverged at call " +
                           std::to_string(next_ + 1) + ": the probe asked\n  " + request + "\nthe recording has\n  " +
-                          profile::printable(call.request, 200));
+                          util::printable(call.request, 200));
     ++next_;
     return call;
 }

@@ -11,7 +11,7 @@
 // A replayed log is input: read within bounds, strictly, every error naming
 // file:line.
 #include "../kernels/engine.hpp"
-#include "device_facts.hpp"
+#include "../kernels/device_facts.hpp"
 #include "engine_log.hpp"
 
 #include <cstddef>
@@ -22,6 +22,8 @@
 #include <vector>
 
 namespace gpu_topology::benchmarks {
+
+using kernels::DeviceFacts;
 
 class RecordingEngine final : public kernels::Engine {
 public:

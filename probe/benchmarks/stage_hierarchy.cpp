@@ -1,6 +1,6 @@
 // Stages: the clock and timer, the latencies of shared memory and near L2 with
 // the L2 fetch granularity, and one latency curve through every level.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "probe_context.hpp"
 
 #include <cmath>
@@ -17,9 +17,9 @@ void run_warm_up(ProbeContext& ctx) {
     ctx.engine.warm_up(250);
     const auto& overhead = ctx.runner.calibrate_overhead();
     ctx.scratch.timer_uncertainty = overhead.uncertainty();
-    ctx.progress.done("timer overhead " + profile::format_number(std::round(overhead.cycles * 10) / 10) +
-                      " cycles (launches " + profile::format_number(overhead.across_launches.p05) + ".." +
-                      profile::format_number(overhead.across_launches.p95) + ")");
+    ctx.progress.done("timer overhead " + util::format_number(std::round(overhead.cycles * 10) / 10) +
+                      " cycles (launches " + util::format_number(overhead.across_launches.p05) + ".." +
+                      util::format_number(overhead.across_launches.p95) + ")");
 }
 
 void run_latencies(ProbeContext& ctx) {
@@ -85,7 +85,7 @@ void run_hierarchy_curve(ProbeContext& ctx) {
                       std::to_string(curve.points.size()) + " footprints");
     for (const auto& cp : levels.change_points)
         ctx.progress.note("  level change between " + bytes_text(cp.last_before_bytes) + " and " + bytes_text(cp.first_after_bytes) +
-                          " (KS D " + profile::format_number(std::round(cp.test.statistic * 100) / 100) + ")");
+                          " (KS D " + util::format_number(std::round(cp.test.statistic * 100) / 100) + ")");
 
     const double u = ctx.scratch.timer_uncertainty;
     ctx.set(id("L2_FAR_LATENCY_CYCLES"),

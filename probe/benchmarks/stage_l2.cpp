@@ -1,6 +1,6 @@
 // Stages: the L2 an SM reuses at near latency, the L2 line, and the read
 // bandwidths of every level.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>
@@ -117,7 +117,7 @@ model::Result best_of(ProbeContext& ctx, const std::vector<ReadRequest>& variant
         tried.emplace_back("variant_" + std::to_string(tried.size() + 1) + "_bytes_per_s", std::round(answer.median));
         if (!best || answer.median > best->median) best = std::move(answer);
     }
-    ctx.progress.done(profile::format_number(std::round(best->median / 1e10) / 100) + " TB/s");
+    ctx.progress.done(util::format_number(std::round(best->median / 1e10) / 100) + " TB/s");
     const bool differential = best->request.pattern == ReadPattern::block_private ||
                               best->request.pattern == ReadPattern::shared;
     auto result = bandwidth_result(best->bytes_per_s, "every SM; best of " + std::to_string(variants.size()) +

@@ -2,7 +2,7 @@
 // shared memory (a ring in another block's shared memory, and every cluster
 // reading its neighbour's). Both run at the full level.
 #include "../analysis/banks.hpp"
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>
@@ -105,7 +105,7 @@ void run_shared_banks(ProbeContext& ctx) {
                    .concerns = {id("SHARED_BANKS"), id("SHARED_BANK_BYTES")}});
     }
     ctx.progress.done(std::to_string(g.banks) + " banks of " + std::to_string(g.bank_bytes) + " B, +" +
-                      profile::format_number(rounded(g.issue_per_way)) + " issue cycles per way");
+                      util::format_number(rounded(g.issue_per_way)) + " issue cycles per way");
 }
 
 void run_dsmem(ProbeContext& ctx) {
@@ -137,7 +137,7 @@ void run_dsmem(ProbeContext& ctx) {
                                   "(ld.shared::cluster), timer overhead subtracted");
     if (auto* l = std::get_if<model::LatencyEstimate>(&latency))
         l->method += "; block " + std::to_string(largest - 1) + " of a " + std::to_string(largest) +
-                     "-block cluster: p50 " + profile::format_number(std::round(analysis::summarize(far.cycles).p50));
+                     "-block cluster: p50 " + util::format_number(std::round(analysis::summarize(far.cycles).p50));
     ctx.set(id("DSMEM_LATENCY_CYCLES"), latency);
     // The same chase on the own shared memory must read like the shared-memory latency stage.
     if (const auto shared = ctx.topology.value(id("SHARED_LATENCY_CYCLES")))

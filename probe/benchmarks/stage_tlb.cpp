@@ -17,7 +17,7 @@
 // 15 at every stride from 16 to 64 MiB in every repeat on both cards
 // (bench/user_kernels.cu, docs/measurements/2026-11-23-user-kernels.md).
 #include "../analysis/translation.hpp"
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>
@@ -111,7 +111,7 @@ void run_tlb(ProbeContext& ctx) {
     const auto& widest = at[kStrides[0]];
     if (!widest.search.found)
         return unmeasured_all("no element of a ring 64 MiB apart slowed by more than " +
-                              profile::format_number(kSlowerCycles) + " cycles up to " +
+                              util::format_number(kSlowerCycles) + " cycles up to " +
                               std::to_string(widest.search.last_fast) + " elements");
     const std::uint32_t entries = widest.search.last_fast;
     const std::string counts = counts_text(at);
@@ -148,7 +148,7 @@ void run_tlb(ProbeContext& ctx) {
         const auto why = model::unmeasured(what + " (" + counts + ")");
         ctx.set(id("TLB_COVERAGE_BYTES"), why);
         ctx.set(id("TLB_REACH_BYTES"), why);
-        ctx.progress.done(std::to_string(entries) + " entries, +" + profile::format_number(std::round(widest.penalty)) +
+        ctx.progress.done(std::to_string(entries) + " entries, +" + util::format_number(std::round(widest.penalty)) +
                           " cycles a miss");
     };
     if (finer == at.end())
@@ -171,7 +171,7 @@ void run_tlb(ProbeContext& ctx) {
     ctx.set(id("TLB_REACH_BYTES"), model::Estimate{.value = double(coverage) * entries, .source = model::Source::derived,
                                                    .method = "entries x coverage", .confidence = confidence});
     ctx.progress.done(std::to_string(entries) + " entries x " + bytes_text(coverage) + ", +" +
-                      profile::format_number(std::round(widest.penalty)) + " cycles a miss");
+                      util::format_number(std::round(widest.penalty)) + " cycles a miss");
 }
 
 }  // namespace gpu_topology::benchmarks

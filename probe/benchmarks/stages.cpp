@@ -2,7 +2,7 @@
 
 #include "../version.hpp"
 #include "nvml_monitor.hpp"
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>
@@ -58,8 +58,8 @@ bool yields(const Stage& stage, QuantityId q) { return kQuantities[q].stage == s
 std::string why_not(const Stage& stage, const ProbeContext& ctx, double elapsed) {
     if (ctx.options.level == Level::quick && stage.level == Level::full) return "not part of the quick level";
     if (ctx.options.budget_seconds && elapsed >= *ctx.options.budget_seconds)
-        return "time budget of " + profile::format_number(*ctx.options.budget_seconds) + " s spent (" +
-               profile::format_number(std::round(elapsed * 100) / 100) + " s elapsed)";
+        return "time budget of " + util::format_number(*ctx.options.budget_seconds) + " s spent (" +
+               util::format_number(std::round(elapsed * 100) / 100) + " s elapsed)";
     for (const QuantityId q : stage.needs) {
         if (q == kNoNeed) continue;
         if (!ctx.topology.value(q)) {
@@ -194,8 +194,8 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
     }
     for (const auto& c : topology.checks)
         progress.note(std::string(c.passed() ? "check ok:     " : "check FAILED: ") + c.name + " (expected " +
-                      profile::format_number(std::round(c.expected)) + ", measured " +
-                      profile::format_number(std::round(c.measured)) + ")");
+                      util::format_number(std::round(c.expected)) + ", measured " +
+                      util::format_number(std::round(c.measured)) + ")");
     topology.conditions.reference_work_seconds = watch.reference.fastest_seen();
     // Again at the end: a monitor that could not answer some look says so in its description.
     topology.conditions.monitor = monitor.description() + "; " + watch.reference.description();

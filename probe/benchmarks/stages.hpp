@@ -7,7 +7,7 @@
 // unmeasured with the reason; it repeats a stage the GPU monitor saw disturbed
 // (bounded) and marks what is still disturbed as not vouched for.
 #include "../model/topology.hpp"
-#include "device_facts.hpp"
+#include "../kernels/device_facts.hpp"
 #include "monitor.hpp"
 #include "progress.hpp"
 #include "sweep_runner.hpp"
@@ -20,6 +20,8 @@
 #include <string_view>
 
 namespace gpu_topology::benchmarks {
+
+using kernels::DeviceFacts;
 
 // quick: L1, L2 and DRAM sizes, lines, latencies and bandwidths (what tiling needs first).
 // full:  quick, then every carveout and launch shape, texture, read-only,

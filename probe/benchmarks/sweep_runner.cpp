@@ -1,6 +1,6 @@
 #include "sweep_runner.hpp"
 
-#include "../profile/sweep_csv.hpp"
+#include "../benchmarks/sweep_csv.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -120,7 +120,7 @@ analysis::Sweep SweepRunner::run(const SweepSpec& spec, const std::vector<std::u
 }
 
 void SweepRunner::record(const analysis::Sweep& sweep) const {
-    if (raw_dir_) profile::write_sweep_csv(*raw_dir_ / (sweep.name + ".csv"), sweep);
+    if (raw_dir_) write_sweep_csv(*raw_dir_ / (sweep.name + ".csv"), sweep);
 }
 
 double SweepRunner::measured_clock_khz() const {

@@ -1,7 +1,7 @@
 #include "args.hpp"
 
 #include "../model/quantities.hpp"
-#include "../profile/atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 #include "../profile/profile.hpp"
 
 #include <cerrno>
@@ -176,13 +176,13 @@ std::optional<double> quiet_reference(const Args& args, const std::string& devic
 #endif
 
 void write_output(const std::optional<std::string>& target, const std::string& text) {
-    if (target && *target != "-") return profile::write_file_atomically(*target, text);
+    if (target && *target != "-") return util::write_file_atomically(*target, text);
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
         throw std::runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
 }
 
-profile::OutputFiles outputs_for(const Args& args) {
-    profile::OutputFiles files;
+util::OutputFiles outputs_for(const Args& args) {
+    util::OutputFiles files;
     for (const auto& input : args.positional) files.read(input);
     for (const char* option : {"--quiet-reference", "--record"})
         if (const auto file = args.get(option)) files.read(*file);

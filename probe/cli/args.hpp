@@ -6,7 +6,7 @@
 #include "../benchmarks/stages.hpp"
 #include "../model/node.hpp"
 #include "../model/topology.hpp"
-#include "../profile/atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 
 #include <filesystem>
 #include <map>
@@ -56,10 +56,10 @@ std::optional<double> quiet_reference(const Args& args, const std::string& devic
 // `text` to FILE (atomically) or, for none or "-", to stdout; throws when
 // stdout takes less than all of it (main checks the final flush too).
 void write_output(const std::optional<std::string>& target, const std::string& text);
-// The files a command writes (profile::OutputFiles), knowing every file it
+// The files a command writes (util::OutputFiles), knowing every file it
 // reads (its arguments, --quiet-reference) or records into (--record), so no
 // output replaces one of them and no two outputs are one file.
-profile::OutputFiles outputs_for(const Args& args);
+util::OutputFiles outputs_for(const Args& args);
 // Before a probe or a replay starts: throws when its --output or the picture
 // beside it would replace an input or each other, so the run is not wasted.
 void refuse_clashing_outputs(const Args& args);

@@ -25,7 +25,7 @@ namespace gpu_topology::cli {
 
 namespace {
 
-std::optional<benchmarks::DeviceFacts> lookup(int index) {
+std::optional<kernels::DeviceFacts> lookup(int index) {
     const auto found = kernels::find_device(index);
     if (!found.found) {
         std::fprintf(stderr, "gpu-topology-probe: %s\n", found.reason.c_str());
@@ -35,8 +35,8 @@ std::optional<benchmarks::DeviceFacts> lookup(int index) {
 }
 
 // Every device the CUDA runtime shows, in index order; empty when there is none.
-std::vector<benchmarks::DeviceFacts> all_devices() {
-    std::vector<benchmarks::DeviceFacts> devices;
+std::vector<kernels::DeviceFacts> all_devices() {
+    std::vector<kernels::DeviceFacts> devices;
     for (int index = 0;; ++index) {
         const auto found = kernels::find_device(index);
         if (!found.found) {
@@ -47,8 +47,8 @@ std::vector<benchmarks::DeviceFacts> all_devices() {
     }
 }
 
-profile::Json identity_json(const benchmarks::DeviceFacts& facts) {
-    profile::Json j = profile::Json::object();
+util::Json identity_json(const kernels::DeviceFacts& facts) {
+    util::Json j = util::Json::object();
     j["name"] = facts.name;
     j["uuid"] = facts.uuid;
     j["cc"] = std::to_string(facts.cc_major) + "." + std::to_string(facts.cc_minor);
@@ -77,7 +77,7 @@ int cmd_probe_all(const Args& args) {
     return finish_node(benchmarks::probe_node(devices, node_options), args, progress);
 }
 
-int check_device(const profile::Json& expected, int index, bool identity_only) {
+int check_device(const util::Json& expected, int index, bool identity_only) {
     const auto facts = lookup(index);
     if (!facts) return kNoGpu;
     int failures = 0;
@@ -88,7 +88,7 @@ int check_device(const profile::Json& expected, int index, bool identity_only) {
     };
     const auto fact = [&](model::QuantityId q) {
         const auto v = profile::read_quantity(expected, model::kQuantities[q]);
-        return v.value ? profile::format_number(*v.value) : std::string("?");
+        return v.value ? util::format_number(*v.value) : std::string("?");
     };
     compare("device name", expected.at_path("device.name")->as_string(), facts->name);
     compare("compute capability", fact(model::kCcMajor) + "." + fact(model::kCcMinor),
@@ -111,15 +111,15 @@ int check_device(const profile::Json& expected, int index, bool identity_only) {
         if (!want.value || want.source == "api" || q.stage == "warm-up" || !want.doubt.empty()) continue;
         if (!got.value) {
             std::printf("FAIL   %-40s profile %-24s device not measured (%s)\n", std::string(q.name).c_str(),
-                        profile::format_number(*want.value).c_str(), got.reason.c_str());
+                        util::format_number(*want.value).c_str(), got.reason.c_str());
             ++failures;
             continue;
         }
         const double tolerance = model::agreement_tolerance(q, std::abs(*want.value));
         const bool ok = std::abs(*got.value - *want.value) <= tolerance;
         std::printf("%-6s %-40s profile %-24s device %s (tolerance %s)%s\n", ok ? "ok" : "FAIL", std::string(q.name).c_str(),
-                    profile::format_number(*want.value).c_str(), profile::format_number(std::round(*got.value)).c_str(),
-                    profile::format_number(std::round(tolerance)).c_str(),
+                    util::format_number(*want.value).c_str(), util::format_number(std::round(*got.value)).c_str(),
+                    util::format_number(std::round(tolerance)).c_str(),
                     got.doubt.empty() ? "" : (" [not vouched for: " + got.doubt + "]").c_str());
         failures += !ok;
     }
@@ -134,7 +134,7 @@ int cmd_identity(const Args& args) {
         (void)device_index(args);  // refuses --device beside it
         const auto devices = all_devices();
         if (devices.empty()) return kNoGpu;
-        profile::Json list = profile::Json::array();
+        util::Json list = util::Json::array();
         for (const auto& d : devices) list.push_back(identity_json(d));
         std::fputs(list.dump(-1).c_str(), stdout);
         return 0;

@@ -6,7 +6,7 @@
 #include "../benchmarks/recorded_engine.hpp"
 #include "../model/agreement.hpp"
 #include "../model/serialize.hpp"
-#include "../profile/atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 #include "../profile/node_profile.hpp"
 #include "../profile/profile.hpp"
 #include "../render/node.hpp"
@@ -35,22 +35,22 @@ int cmd_svg(const Args& args) {
 
 namespace {
 
-using DrawPicture = std::string (*)(const profile::Json&);
+using DrawPicture = std::string (*)(const util::Json&);
 
 // Writes a document the probe made to --output, and its picture beside it,
 // both or neither; false when it is invalid. Measured on a GPU, that is a bug
 // in the probe, never the user's fault, so say so loudly; replayed, the values
 // came from `replayed_log`, which is then what holds what no GPU answers.
-bool write_measured(const profile::Json& document, const std::vector<std::string>& errors, const char* kind,
+bool write_measured(const util::Json& document, const std::vector<std::string>& errors, const char* kind,
                     DrawPicture draw, const Args& args, benchmarks::Progress& progress,
                     const std::string& replayed_log = {}) {
     for (const auto& e : errors) {
-        const auto error = profile::printable_lines(e);
+        const auto error = util::printable_lines(e);
         if (replayed_log.empty())
             std::fprintf(stderr, "gpu-topology-probe: produced an invalid %s: %s\n", kind, error.c_str());
         else
             std::fprintf(stderr, "gpu-topology-probe: %s: the engine log answers what no GPU does: its replay gives an "
-                                 "invalid %s: %s\n", profile::printable_lines(replayed_log).c_str(), kind, error.c_str());
+                                 "invalid %s: %s\n", util::printable_lines(replayed_log).c_str(), kind, error.c_str());
     }
     if (!errors.empty()) return false;
     const auto output = args.get("--output");
@@ -77,7 +77,7 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
     if (!replayed_log.empty()) errors.insert(errors.end(), topology.refused.begin(), topology.refused.end());
     if (!write_measured(document, errors, "profile", render::hierarchy_svg, args, progress, replayed_log))
         return kFailure;
-    progress.note("probe finished in " + profile::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
+    progress.note("probe finished in " + util::format_number(std::round(topology.probe.duration_s * 100) / 100) + " s");
     if (!topology.conditions.quiet) {
         for (const auto& e : topology.conditions.events) std::fprintf(stderr, "gpu-topology-probe: %s\n", e.c_str());
         return kBusy;
@@ -107,7 +107,7 @@ int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::P
             ++busy;
             for (const auto& e : device.at_path("conditions.events")->as_array())
                 std::fprintf(stderr, "gpu-topology-probe: device %s: %s\n",
-                             profile::format_number(device.at_path("device.index")->as_number()).c_str(),
+                             util::format_number(device.at_path("device.index")->as_number()).c_str(),
                              e.as_string().c_str());
         }
     return busy ? kBusy : 0;
@@ -126,10 +126,10 @@ int cmd_render(const Args& args) {
     render::RenderContext context;
     context.profile_hash = profile::content_hash(text);
     if (auto source = args.get("--source")) {
-        if (source->empty() || !profile::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
+        if (source->empty() || !util::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
         context.profile_source = *source;
     }
-    // Both files or neither: each rendered, then all written (profile::OutputFiles).
+    // Both files or neither: each rendered, then all written (util::OutputFiles).
     auto files = outputs_for(args);
     if (auto header = args.get("--header"))
         files.write(*header, render::render_header(document, context, render::embedded_header_template()), true);
@@ -165,7 +165,7 @@ int cmd_docs(const Args& args) {
 // PROFILE may not vouch for a value outside the references' range by more than the tolerance.
 int cmd_compare(const Args& args) {
     const auto candidate = profile::load_profile(args.positional[0]);
-    std::vector<profile::Json> references;
+    std::vector<util::Json> references;
     for (std::size_t i = 1; i < args.positional.size(); ++i) references.push_back(profile::load_profile(args.positional[i]));
     int outside = 0, vouched = 0, doubted = 0;
     for (const auto& q : model::kQuantities) {
@@ -187,8 +187,8 @@ int cmd_compare(const Args& args) {
         const double tolerance = model::agreement_tolerance(q, std::abs(lo));
         if (*v.value < lo - tolerance || *v.value > hi + tolerance) {
             std::printf("OUTSIDE %-40s %s, references %s .. %s (tolerance %s)\n", std::string(q.name).c_str(),
-                        profile::format_number(*v.value).c_str(), profile::format_number(lo).c_str(),
-                        profile::format_number(hi).c_str(), profile::format_number(std::round(tolerance)).c_str());
+                        util::format_number(*v.value).c_str(), util::format_number(lo).c_str(),
+                        util::format_number(hi).c_str(), util::format_number(std::round(tolerance)).c_str());
             ++outside;
         }
     }

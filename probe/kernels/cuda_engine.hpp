@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA engine and the device lookup: the only parts of the probe that
 // need the CUDA runtime. Everything else works on kernels::Engine and
-// benchmarks::DeviceFacts.
-#include "../benchmarks/device_facts.hpp"
+// kernels::DeviceFacts.
+#include "device_facts.hpp"
 #include "engine.hpp"
 
 #include <memory>
@@ -22,6 +22,6 @@ void enable_peer_access(int device, int peer);
 
 // What the CUDA runtime reports about device `index`; a missing driver, no
 // device, or an index beyond the device count are "no GPU", not errors.
-benchmarks::DeviceLookup find_device(int index);
+DeviceLookup find_device(int index);
 
 }  // namespace gpu_topology::kernels

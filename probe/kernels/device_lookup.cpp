@@ -24,8 +24,8 @@ std::int64_t attribute(cudaDeviceAttr attr, int device, const char* what) {
 
 }  // namespace
 
-benchmarks::DeviceLookup find_device(int index) {
-    benchmarks::DeviceLookup lookup;
+kernels::DeviceLookup find_device(int index) {
+    kernels::DeviceLookup lookup;
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||

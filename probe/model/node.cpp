@@ -7,7 +7,7 @@
 
 namespace gpu_topology::model {
 
-using profile::Json;
+using util::Json;
 
 namespace {
 

@@ -3,7 +3,7 @@
 // between every ordered pair. The list of link quantities below plays the
 // role quantities.hpp plays for one device: the node schema, its validation,
 // the header's link table, the printed table and the picture all come from it.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 #include "topology.hpp"
 
 #include <array>
@@ -71,11 +71,11 @@ struct NodeTopology {
     double duration_s = 0;          // the whole node: devices in parallel, then the links
     double slowest_device_s = 0;    // the longest single-device probe among them
     double links_s = 0;
-    std::vector<profile::Json> devices;  // one gpu-topology profile each, in device order
+    std::vector<util::Json> devices;  // one gpu-topology profile each, in device order
     std::vector<Link> links;             // every ordered pair
 };
 
-profile::Json to_json(const NodeTopology& node);
+util::Json to_json(const NodeTopology& node);
 
 // The index of `member` in kLinkQuantities; throws std::out_of_range for an
 // unknown member (in a constant expression: does not compile).

@@ -5,7 +5,7 @@
 namespace gpu_topology::model {
 namespace {
 
-using profile::Json;
+using util::Json;
 
 // `v` to `decimals` places, as the nearest double to that decimal (3.32, not
 // 332 * 0.01 = 3.3200000000000003): the shortest form the writer prints is then the decimal.

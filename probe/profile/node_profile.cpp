@@ -13,6 +13,11 @@
 
 namespace gpu_topology::profile {
 
+using util::clip;
+using util::excerpt;
+using util::format_number;
+using util::is_safe_text;
+
 using model::kLinkQuantities;
 
 bool is_node_document(const Json& document) {

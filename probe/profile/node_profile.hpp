@@ -2,13 +2,15 @@
 // Reading node profiles (schema model::kNodeSchema): one gpu-topology profile
 // per device plus the links between them. Every device record is validated as
 // a profile of its own; the links against the list in model/node.hpp.
-#include "json.hpp"
+#include "../util/json.hpp"
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace gpu_topology::profile {
+
+using util::Json;  // profiles are JSON documents
 
 bool is_node_document(const Json& document);
 

@@ -9,6 +9,9 @@
 #include <optional>
 
 namespace gpu_topology::profile {
+
+using util::excerpt;
+using util::format_number;
 namespace {
 
 using model::kQuantities;

@@ -1,7 +1,7 @@
 #include "profile.hpp"
 
 #include "../model/topology.hpp"
-#include "input_file.hpp"
+#include "../util/input_file.hpp"
 #include "physical.hpp"
 
 #include <algorithm>
@@ -9,6 +9,14 @@
 #include <cstdio>
 
 namespace gpu_topology::profile {
+
+using util::InputFileError;
+using util::JsonError;
+using util::excerpt;
+using util::format_number;
+using util::is_safe_text;
+using util::printable;
+using util::read_input_file;
 
 using model::kQuantities;
 using model::Quantity;
@@ -98,7 +106,7 @@ public:
                 // Keys are quoted escaped: a key is input, and an error message goes to a terminal.
                 const std::string at = (path.empty() ? "" : path + ".") + printable(key);
                 if (!is_safe_text(key)) fail(at, "control characters or invalid UTF-8 in a key", nullptr);
-                else if (key.size() > kMaxKeyBytes) fail(at, "key longer than " + std::to_string(kMaxKeyBytes) + " bytes", nullptr);
+                else if (key.size() > util::kMaxKeyBytes) fail(at, "key longer than " + std::to_string(util::kMaxKeyBytes) + " bytes", nullptr);
                 strings(value, at);
             }
         }

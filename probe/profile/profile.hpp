@@ -5,8 +5,8 @@
 // type, range and physical sense, and every string for characters that could
 // turn data into code, before anything is rendered.
 #include "../model/quantities.hpp"
-#include "json.hpp"
-#include "text.hpp"
+#include "../util/json.hpp"
+#include "../util/text.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -17,11 +17,13 @@
 
 namespace gpu_topology::profile {
 
+using util::Json;  // profiles are JSON documents
+
 // Profiles larger than this are refused before they are read.
 inline constexpr std::uintmax_t kMaxProfileBytes = 16u << 20;
 // Every string of a profile, keys included, holds at most this many bytes.
 inline constexpr std::size_t kMaxTextBytes = 4096;
-static_assert(kMaxTextBytes == kMaxKeyBytes, "docs/profile-schema.md gives one bound for keys and text");
+static_assert(kMaxTextBytes == util::kMaxKeyBytes, "docs/profile-schema.md gives one bound for keys and text");
 // The hierarchy curve keeps at most this many points (a probe writes about 100).
 inline constexpr std::size_t kMaxCurvePoints = 4096;
 // Shared memory one block may declare, at most, on any GPU CUDA supports (228 KiB

@@ -11,7 +11,7 @@
 namespace gpu_topology::render {
 
 using model::kLinkQuantities;
-using profile::Json;
+using util::Json;
 
 Json facts_of(const Json& document) {
     if (!profile::is_node_document(document)) return document;
@@ -108,11 +108,11 @@ std::string node_section(const Json& document) {
         for (const auto& l : links) {
             const Json& route = *l.find("route");
             const Json* nominal = route.find("nominal_bytes_per_s");
-            out += "    {" + profile::format_number(l.find("from")->as_number()) + ", " +
-                   profile::format_number(l.find("to")->as_number()) + ", " +
+            out += "    {" + util::format_number(l.find("from")->as_number()) + ", " +
+                   util::format_number(l.find("to")->as_number()) + ", " +
                    (route.find("peer_access")->as_bool() ? "true" : "false") + ", link_transport::" +
                    route.find("transport")->as_string() + ", " +
-                   profile::format_number(route.find("nvlinks")->as_number()) + "u,\n     " +
+                   util::format_number(route.find("nvlinks")->as_number()) + "u,\n     " +
                    (nominal && nominal->is_number() ? "{" + number_literal(nominal->as_number()) + ", true, \"\"}"
                                                     : std::string("{0.0, false, \"NVML did not report the link rate\"}"));
             for (const auto& q : kLinkQuantities) out += ",\n     " + link_value_literal(l.find(q.member));
@@ -146,8 +146,8 @@ std::string node_table(const Json& document, bool full) {
         const Json& route = *l.find("route");
         const std::string transport = route.find("transport")->as_string();
         const int nvlinks = int(route.find("nvlinks")->as_number());
-        out += "  link " + profile::format_number(l.find("from")->as_number()) + " -> " +
-               profile::format_number(l.find("to")->as_number()) + ": " + transport +
+        out += "  link " + util::format_number(l.find("from")->as_number()) + " -> " +
+               util::format_number(l.find("to")->as_number()) + ": " + transport +
                (nvlinks > 0 ? " x" + std::to_string(nvlinks) : "") +
                (route.find("peer_access")->as_bool() ? "" : ", no peer access");
         if (const Json* nominal = route.find("nominal_bytes_per_s"); nominal && nominal->is_number()) {

@@ -2,7 +2,7 @@
 // A node profile (model/node.hpp, schema gpu-topology-node/1) -> what the
 // header, the CMake variables, the table and the picture add for a node.
 // Single-device profiles describe a node of one device without links.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 
 #include <filesystem>
 #include <string>
@@ -12,22 +12,22 @@ namespace gpu_topology::render {
 // The facts the header holds: a single profile itself, or a node's common
 // facts (profile::node_facts); throws std::invalid_argument naming what
 // differs when a node's devices are not one model.
-profile::Json facts_of(const profile::Json& document);
+util::Json facts_of(const util::Json& document);
 
 // The header's gpu_topology::node data (devices, links) for either schema.
-std::string node_section(const profile::Json& document);
+std::string node_section(const util::Json& document);
 // The table's lines for the node: its devices and every link (`full`: every
 // link quantity, else one line a link); empty for a single device.
-std::string node_table(const profile::Json& document, bool full = true);
+std::string node_table(const util::Json& document, bool full = true);
 // CMake variables: GPU_TOPOLOGY_DEVICE_COUNT and GPU_TOPOLOGY_DEVICE_UUIDS.
-std::string node_cmake(const profile::Json& document);
+std::string node_cmake(const util::Json& document);
 
 // The node's picture (render/node_svg.cpp): one self-contained SVG document in
 // the style of the hierarchy picture (render/svg.hpp): the devices, and the
 // matrix of links (from = row, to = column), each cell with its transport,
 // bandwidths and latency.
-std::string node_svg(const profile::Json& node);
-// node_svg written through profile::write_file_atomically.
-void write_node_svg(const profile::Json& node, const std::filesystem::path& file);
+std::string node_svg(const util::Json& node);
+// node_svg written through util::write_file_atomically.
+void write_node_svg(const util::Json& node, const std::filesystem::path& file);
 
 }  // namespace gpu_topology::render

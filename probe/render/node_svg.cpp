@@ -11,7 +11,7 @@
 
 #include "../model/node.hpp"
 #include "../model/quantities.hpp"
-#include "../profile/atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 #include "../profile/profile.hpp"
 #include "svg.hpp"
 #include "svg_elements.hpp"
@@ -32,7 +32,7 @@ using model::kLinkQuantities;
 using model::kQuantities;
 using model::LinkQuantity;
 using model::QuantityId;
-using profile::Json;
+using util::Json;
 using svg_elements::clip;
 using svg_elements::close_group;
 using svg_elements::compact;
@@ -547,7 +547,7 @@ void draw_title(std::string& out, const Json& node, const std::vector<const Json
 
 }  // namespace
 
-std::string node_svg(const profile::Json& node) {
+std::string node_svg(const util::Json& node) {
     const auto devices = device_list(node);
     const std::size_t listed = listed_devices(node);
     const std::size_t n = devices.size();
@@ -571,8 +571,8 @@ std::string node_svg(const profile::Json& node) {
     return out;
 }
 
-void write_node_svg(const profile::Json& node, const std::filesystem::path& file) {
-    profile::write_file_atomically(file, node_svg(node));
+void write_node_svg(const util::Json& node, const std::filesystem::path& file) {
+    util::write_file_atomically(file, node_svg(node));
 }
 
 }  // namespace gpu_topology::render

@@ -17,7 +17,7 @@ namespace {
 using model::HeaderType;
 using model::kQuantities;
 using model::Quantity;
-using profile::Json;
+using util::Json;
 
 // How much of a reason or a doubt a table line shows, and how a cut is marked.
 constexpr std::size_t kTableTextBytes = 480;
@@ -28,7 +28,7 @@ std::string string_at(const Json& root, std::string_view path) {
     return node && node->is_string() ? node->as_string() : std::string{};
 }
 
-std::string integer(double value) { return profile::format_number(std::round(value)); }
+std::string integer(double value) { return util::format_number(std::round(value)); }
 
 std::string source_of(const Json& root, const RenderContext& context) {
     return context.profile_source.empty() ? string_at(root, "source") : context.profile_source;
@@ -238,7 +238,7 @@ std::string padded(std::string text, std::size_t width) {
 // neighbour) and stays UTF-8 (the CMake summary quotes it).
 std::string table_line(const Json& root, const Quantity& q) {
     const auto v = profile::read_quantity(root, q);
-    const auto cut = [](const std::string& text) { return profile::clip(text, kTableTextBytes, kCutMarker); };
+    const auto cut = [](const std::string& text) { return util::clip(text, kTableTextBytes, kCutMarker); };
     std::string value = v.value ? human(*v.value, q.unit) : "not measured (" + cut(v.reason) + ")";
     if (v.lower_bound) value = "at least " + value;
     if (v.value && q.shape == model::Shape::latency) {
@@ -253,7 +253,7 @@ std::string table_line(const Json& root, const Quantity& q) {
 }  // namespace
 
 std::string c_string_body(std::string_view text) {
-    if (!profile::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
+    if (!util::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
     std::string out;
     for (const char ch : text) {
         const auto c = static_cast<unsigned char>(ch);
@@ -272,7 +272,7 @@ std::string c_string_body(std::string_view text) {
 }
 
 std::string cmake_quoted_body(std::string_view text) {
-    if (!profile::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
+    if (!util::is_safe_text(text)) throw std::invalid_argument("text with control characters cannot be rendered");
     std::string out;
     for (const char c : text) {
         // In a quoted argument `\;` would keep its backslash; a plain `;` stays one argument.
@@ -386,7 +386,7 @@ std::string render_quantity_docs() {
         "`gpu_topology::<object>.<member>`.\n\n"
         "| name | header | profile path | unit | rule | stage | what |\n|---|---|---|---|---|---|---|\n";
     for (const auto& q : kQuantities) {
-        std::string rule = "[" + profile::format_number(q.rule.min) + ", " + profile::format_number(q.rule.max) + "]";
+        std::string rule = "[" + util::format_number(q.rule.min) + ", " + util::format_number(q.rule.max) + "]";
         if (q.rule.power_of_two) rule += ", power of two";
         out += "| `" + std::string(q.name) + "` | `" + std::string(q.object()) + "." + std::string(q.member()) + "` (" +
                std::string(cxx_type(q.type)) + ") | `" + std::string(q.path) + "` | " + std::string(q.unit) + " | " +

@@ -6,7 +6,7 @@
 //
 // Profiles are input: render* assume a profile that profile::validate()
 // accepted, and still escape every string they place in C++ or CMake.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 
 #include <string>
 #include <string_view>
@@ -18,13 +18,13 @@ struct RenderContext {
     std::string profile_hash;    // content hash of the profile file
 };
 
-std::string render_header(const profile::Json& profile, const RenderContext& context,
+std::string render_header(const util::Json& profile, const RenderContext& context,
                           std::string_view header_template);
-std::string render_cmake(const profile::Json& profile, const RenderContext& context);
+std::string render_cmake(const util::Json& profile, const RenderContext& context);
 // `full`: every quantity, one line each; otherwise the identity, the headline
 // sizes and whatever the probe does not vouch for. A reason or a doubt longer
 // than a line shows is cut on a character boundary and ends in " [...]".
-std::string render_table(const profile::Json& profile, const RenderContext& context, bool full = true);
+std::string render_table(const util::Json& profile, const RenderContext& context, bool full = true);
 // docs/quantities.md: the list as a Markdown table (no profile needed).
 std::string render_quantity_docs();
 

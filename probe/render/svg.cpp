@@ -1,7 +1,7 @@
 #include "svg.hpp"
 
 #include "../model/quantities.hpp"
-#include "../profile/atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 #include "../profile/profile.hpp"
 #include "svg_elements.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 using model::kQuantities;
 using model::Quantity;
 using model::QuantityId;
-using profile::Json;
+using util::Json;
 using profile::Value;
 // The shared primitives (svg_elements.hpp), by name: the node picture draws with the same ones.
 using svg_elements::attribute;
@@ -64,7 +64,7 @@ std::string format_cycles(double cycles) { return fixed(cycles, 1) + " cyc"; }
 // Length of the UTF-8 sequence at the start of `text` that XML accepts as one
 // character; 0 when it is invalid (ill-formed UTF-8, or U+FFFE/F).
 std::size_t xml_char_length(std::string_view text) {
-    const auto c = profile::decode_utf8(text);
+    const auto c = util::decode_utf8(text);
     return c.code == 0xfffe || c.code == 0xffff ? 0 : c.length;
 }
 
@@ -515,7 +515,7 @@ std::string format_bandwidth(double bytes_per_s) {
     return compact(bytes_per_s / 1e6) + " MB/s";
 }
 
-std::string hierarchy_svg(const profile::Json& profile) {
+std::string hierarchy_svg(const util::Json& profile) {
     std::string out;
     svg_elements::open_svg(out, kWidth, kHeight);
     rect(out, 0, 0, kWidth, kHeight, "fill=\"#fff\"");
@@ -526,8 +526,8 @@ std::string hierarchy_svg(const profile::Json& profile) {
     return out;
 }
 
-void write_hierarchy_svg(const profile::Json& profile, const std::filesystem::path& file) {
-    profile::write_file_atomically(file, hierarchy_svg(profile));
+void write_hierarchy_svg(const util::Json& profile, const std::filesystem::path& file) {
+    util::write_file_atomically(file, hierarchy_svg(profile));
 }
 
 }  // namespace gpu_topology::render

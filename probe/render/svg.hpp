@@ -12,7 +12,7 @@
 // Written directly, element by element, so the probe needs no plotting library.
 // Profiles are input: every string taken from one is XML-escaped, and the same
 // profile always gives the same bytes.
-#include "../profile/json.hpp"
+#include "../util/json.hpp"
 
 #include <filesystem>
 #include <string>
@@ -20,9 +20,9 @@
 
 namespace gpu_topology::render {
 
-std::string hierarchy_svg(const profile::Json& profile);
-// hierarchy_svg written through profile::write_file_atomically.
-void write_hierarchy_svg(const profile::Json& profile, const std::filesystem::path& file);
+std::string hierarchy_svg(const util::Json& profile);
+// hierarchy_svg written through util::write_file_atomically.
+void write_hierarchy_svg(const util::Json& profile, const std::filesystem::path& file);
 
 // Exposed for tests.
 // `text` with & < > " ' as entities, control characters and invalid UTF-8 as '?'.

@@ -5,8 +5,8 @@
 // document is written in one place and the same input gives the same bytes.
 //
 // Header-only (inline): the two pictures need no extra source file.
-#include "../profile/json.hpp"
-#include "../profile/text.hpp"
+#include "../util/json.hpp"
+#include "../util/text.hpp"
 #include "svg.hpp"
 
 #include <algorithm>
@@ -54,7 +54,7 @@ inline std::string compact(double value) { return fixed(value, value >= 100 ? 0 
 
 // At most `max_bytes` of `text`, cut on a character boundary, "…" when cut: a
 // long name must not run across the picture.
-inline std::string clip(std::string_view text, std::size_t max_bytes) { return profile::clip(text, max_bytes, kEllipsis); }
+inline std::string clip(std::string_view text, std::size_t max_bytes) { return util::clip(text, max_bytes, kEllipsis); }
 
 // A rough width of `s` at 11 px sans-serif, to size backdrops and columns.
 inline double text_width(std::string_view s) {
@@ -64,8 +64,8 @@ inline double text_width(std::string_view s) {
 }
 
 // The string at a dotted path, or "" when it is absent or not a string.
-inline std::string string_at(const profile::Json& root, std::string_view path) {
-    const profile::Json* node = root.at_path(path);
+inline std::string string_at(const util::Json& root, std::string_view path) {
+    const util::Json* node = root.at_path(path);
     return node && node->is_string() ? node->as_string() : std::string{};
 }
 

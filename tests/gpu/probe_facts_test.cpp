@@ -20,9 +20,9 @@ namespace {
 
 using namespace gpu_topology;
 
-benchmarks::DeviceFacts g_facts;
+kernels::DeviceFacts g_facts;
 model::Topology g_topology;
-profile::Json g_profile;
+util::Json g_profile;
 
 double value(const char* name) {
     const auto v = profile::read_quantity(g_profile, name);

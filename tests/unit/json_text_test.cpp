@@ -1,9 +1,9 @@
 // The JSON reader and the text rules against hostile input (issue 20): strict
 // numbers, well-formed UTF-8, surrogate pairs, bounded keys, and error
 // messages that quote input without passing its control bytes to a terminal.
-#include "profile/json.hpp"
+#include "util/json.hpp"
 #include "profile/profile.hpp"
-#include "profile/text.hpp"
+#include "util/text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 
 namespace {
 using namespace gpu_topology::profile;
+using namespace gpu_topology::util;
 
 std::string parse_error(const std::string& text) {
     try {

@@ -15,7 +15,7 @@
 
 namespace {
 using namespace gpu_topology;
-using profile::Json;
+using util::Json;
 
 Json stored_h200() {
     return profile::load_profile(std::filesystem::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200.json");

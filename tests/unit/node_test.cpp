@@ -17,7 +17,7 @@
 namespace {
 
 using namespace gpu_topology;
-using profile::Json;
+using util::Json;
 
 Json stored(const char* name) { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/" + name); }
 
@@ -129,7 +129,7 @@ TEST(Node, JoinedDoubtsAreCutOnCharacters) {
     const auto facts = profile::node_facts(node).facts;
     const auto joined = profile::read_quantity(facts, "L1_SIZE_BYTES").doubt;
     EXPECT_LE(joined.size(), profile::kMaxTextBytes);
-    EXPECT_TRUE(profile::is_safe_text(joined));
+    EXPECT_TRUE(util::is_safe_text(joined));
     EXPECT_EQ(joined.substr(joined.size() - 6), " [...]");
     EXPECT_NO_THROW(render::render_cmake(node, {}));
     EXPECT_NO_THROW(render::render_header(node, {}, render::embedded_header_template()));

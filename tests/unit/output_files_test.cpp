@@ -2,8 +2,8 @@
 // planted where the temporary file would go, a read-only file to replace, two
 // outputs that are one file, an output that is the input, and one output of
 // several that cannot be written.
-#include "profile/atomic_file.hpp"
-#include "profile/input_file.hpp"
+#include "util/atomic_file.hpp"
+#include "util/input_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 namespace {
-using namespace gpu_topology::profile;
+using namespace gpu_topology::util;
 namespace fs = std::filesystem;
 
 std::string read_text(const fs::path& path) { return read_input_file(path, 1 << 20, "test file"); }

@@ -8,7 +8,7 @@
 // Deterministic: seed kSeed, kMutants documents (GPU_TOPOLOGY_FUZZ_SEED and
 // GPU_TOPOLOGY_FUZZ_MUTANTS override them, to search further by hand). A failing document is written to GPU_TOPOLOGY_FUZZ_DIR and its
 // path printed, so the failure can be replayed with gpu-topology-probe.
-#include "profile/json.hpp"
+#include "util/json.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
 #include "render/node.hpp"
@@ -27,7 +27,7 @@
 
 namespace {
 using namespace gpu_topology;
-using profile::Json;
+using util::Json;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kSeed = 20;

@@ -5,7 +5,7 @@
 #include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
 #include "benchmarks/probe_context.hpp"
-#include "profile/sweep_csv.hpp"
+#include "benchmarks/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
 constexpr std::uint64_t kH200L2 = 62914560;  // what the API reports
 
 analysis::Sweep load(const char* name) {
-    return profile::read_sweep_csv(std::filesystem::path(GPU_TOPOLOGY_TEST_DATA) / name);
+    return benchmarks::read_sweep_csv(std::filesystem::path(GPU_TOPOLOGY_TEST_DATA) / name);
 }
 
 // Replays a dense sweep as the capacity search would see it: the last

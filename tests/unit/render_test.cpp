@@ -12,15 +12,15 @@
 namespace {
 using namespace gpu_topology;
 
-profile::Json stored() { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/nvidia-h200.json"); }
+util::Json stored() { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/nvidia-h200.json"); }
 
-void set_unmeasured(profile::Json& p, const std::string& object, const std::string& member, const std::string& why) {
-    profile::Json u = profile::Json::object();
+void set_unmeasured(util::Json& p, const std::string& object, const std::string& member, const std::string& why) {
+    util::Json u = util::Json::object();
     u["value"] = nullptr;
     u["unit"] = "cycles";
     u["source"] = "unmeasured";
     u["reason"] = why;
-    const_cast<profile::Json&>(*p.at_path(object))[member] = u;
+    const_cast<util::Json&>(*p.at_path(object))[member] = u;
 }
 
 TEST(Render, HeaderCarriesIdentityAndEveryKnownValue) {
@@ -35,7 +35,7 @@ TEST(Render, HeaderCarriesIdentityAndEveryKnownValue) {
         const auto v = profile::read_quantity(profile, q);
         const std::string macro = "#define GPU_TOPOLOGY_" + std::string(q.name);
         if (v.value)
-            EXPECT_NE(header.find(macro + " " + profile::format_number(std::round(*v.value)) + "\n"), std::string::npos)
+            EXPECT_NE(header.find(macro + " " + util::format_number(std::round(*v.value)) + "\n"), std::string::npos)
                 << q.name;
         else
             EXPECT_NE(header.find(macro + "_UNMEASURED 1\n"), std::string::npos) << q.name;
@@ -63,7 +63,7 @@ TEST(Render, CMakeVariablesMatchTheProfile) {
         const auto v = profile::read_quantity(profile, q);
         if (v.value)
             EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_" + std::string(q.name) + " " +
-                                 profile::format_number(std::round(*v.value)) + ")"),
+                                 util::format_number(std::round(*v.value)) + ")"),
                       std::string::npos)
                 << q.name;
     }
@@ -80,7 +80,7 @@ TEST(Render, TextIsEscapedForCAndCMake) {
 TEST(Render, HostileNamesStayStrings) {
     auto profile = stored();
     const std::string name = R"(GPU ]==] message(FATAL_ERROR x) #[==[ "*/ #define l1 0 /*" \ $ENV{HOME})";
-    const_cast<profile::Json&>(*profile.at_path("device"))["name"] = name;
+    const_cast<util::Json&>(*profile.at_path("device"))["name"] = name;
     const auto header = render::render_header(profile, {}, render::embedded_header_template());
     EXPECT_NE(header.find("#define GPU_TOPOLOGY_DEVICE_NAME \"" + render::c_string_body(name) + "\""), std::string::npos);
     EXPECT_EQ(header.find("\n#define l1 0"), std::string::npos);
@@ -95,7 +95,7 @@ TEST(Render, LongTextIsCutOnCharactersAndMarked) {
     for (int i = 0; i < 1000; ++i) accented += "\xc3\xa9";  // 'é': 2001 bytes
     for (const std::string& doubt : {accented, std::string(1600, 'a'), std::string(4096, 'b')}) {
         auto profile = stored();
-        const_cast<profile::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = doubt;
+        const_cast<util::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = doubt;
         set_unmeasured(profile, "caches.l2", "far_latency_cycles", doubt);
         ASSERT_EQ(profile::validate(profile), std::vector<std::string>{});
         const auto table = render::render_table(profile, {}, true);
@@ -105,7 +105,7 @@ TEST(Render, LongTextIsCutOnCharactersAndMarked) {
             const std::string line = table.substr(begin, end - begin);
             EXPECT_EQ(line.rfind("  ", 0), 0u) << "a line glued onto another: " << line.substr(0, 80);
             EXPECT_LT(line.size(), 700u);
-            EXPECT_TRUE(profile::is_safe_text(line));
+            EXPECT_TRUE(util::is_safe_text(line));
             cut += line.find(" [...]") != std::string::npos;
             ++lines;
             begin = end + 1;
@@ -123,7 +123,7 @@ TEST(Render, UnknownPlaceholderIsAnError) {
 
 TEST(Render, SummaryTableNamesWhatIsNotVouchedFor) {
     auto profile = stored();
-    const_cast<profile::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = "the GPU was busy";
+    const_cast<util::Json&>(*profile.at_path("caches.l2.near_size_bytes"))["doubt"] = "the GPU was busy";
     const auto table = render::render_table(profile, {}, false);
     EXPECT_NE(table.find("NOT VOUCHED FOR: the GPU was busy"), std::string::npos) << table;
     EXPECT_NE(table.find("quantities known"), std::string::npos);

@@ -15,8 +15,8 @@ using benchmarks::KiB;
 using benchmarks::MiB;
 using kernels::ChaseKernel;
 
-benchmarks::DeviceFacts hopper_facts() {
-    benchmarks::DeviceFacts f;
+kernels::DeviceFacts hopper_facts() {
+    kernels::DeviceFacts f;
     f.name = "simulated";
     f.uuid = "GPU-simulated";
     f.cc_major = 9;
@@ -30,7 +30,7 @@ benchmarks::DeviceFacts hopper_facts() {
 
 struct Probe {
     simulated::SimulatedEngine engine;
-    benchmarks::DeviceFacts facts = hopper_facts();
+    kernels::DeviceFacts facts = hopper_facts();
     benchmarks::ProbeOptions options;
     benchmarks::Progress progress{false};
     model::Topology topology;

@@ -16,7 +16,7 @@
 
 namespace {
 using namespace gpu_topology;
-using profile::Json;
+using util::Json;
 
 const std::string kDot = " \xc2\xb7 ";     // " · "
 const std::string kAtLeast = "\xe2\x89\xa5 ";  // "≥ "

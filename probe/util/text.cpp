@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 Utf8Char decode_utf8(std::string_view text) {
     if (text.empty()) return {};
@@ -86,4 +86,4 @@ std::string clip(std::string_view text, std::size_t max_bytes, std::string_view 
     return std::string(text.substr(0, cut)) + std::string(marker);
 }
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

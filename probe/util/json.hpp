@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 // Keys longer than this are refused while parsing (a profile's keys are short
 // names; docs/profile-schema.md promises the bound for every string).
@@ -86,7 +86,7 @@ private:
 std::string format_number(double value);
 
 // A value as an error message quotes it: compact JSON cut to about 60 bytes,
-// control characters escaped (profile::printable), or "absent".
+// control characters escaped (util::printable), or "absent".
 std::string excerpt(const Json* value);
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

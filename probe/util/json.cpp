@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <unordered_set>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 std::string_view Json::type_name() const {
     switch (value_.index()) {
@@ -362,4 +362,4 @@ Json Json::parse(std::string_view text, std::string_view source) {
     return Parser(text, source).parse_document();
 }
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 class InputFileError : public std::runtime_error {
 public:
@@ -22,4 +22,4 @@ public:
 // regular file or holds more than `max_bytes`.
 std::string read_input_file(const std::filesystem::path& file, std::uintmax_t max_bytes, std::string_view what);
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

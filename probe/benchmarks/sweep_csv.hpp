@@ -16,7 +16,7 @@
 #include <istream>
 #include <ostream>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::benchmarks {
 
 void write_sweep_csv(std::ostream& out, const analysis::Sweep& sweep);
 void write_sweep_csv(const std::filesystem::path& file, const analysis::Sweep& sweep);
@@ -25,4 +25,4 @@ void write_sweep_csv(const std::filesystem::path& file, const analysis::Sweep& s
 analysis::Sweep read_sweep_csv(std::istream& in, const std::string& source);
 analysis::Sweep read_sweep_csv(const std::filesystem::path& file);
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::benchmarks

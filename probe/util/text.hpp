@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 // The code point the UTF-8 sequence at the start of `text` spells, and its
 // length in bytes; length 0 when the sequence is ill-formed (Unicode 15,
@@ -54,4 +54,4 @@ std::string printable_lines(std::string_view text);
 // marker.size()). `text` must be well-formed UTF-8 (validated profile text).
 std::string clip(std::string_view text, std::size_t max_bytes, std::string_view marker);
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpu_topology::benchmarks {
+namespace gpu_topology::kernels {
 
 struct DeviceFacts {
     int index = 0;
@@ -38,4 +38,4 @@ struct DeviceLookup {
     DeviceFacts facts;
 };
 
-}  // namespace gpu_topology::benchmarks
+}  // namespace gpu_topology::kernels

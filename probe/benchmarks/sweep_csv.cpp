@@ -1,12 +1,12 @@
 #include "sweep_csv.hpp"
 
-#include "atomic_file.hpp"
+#include "../util/atomic_file.hpp"
 
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::benchmarks {
 namespace {
 constexpr const char* kMagic = "# gpu-topology-sweep 1";
 
@@ -32,7 +32,7 @@ void write_sweep_csv(std::ostream& out, const analysis::Sweep& sweep) {
 void write_sweep_csv(const std::filesystem::path& file, const analysis::Sweep& sweep) {
     std::ostringstream text;
     write_sweep_csv(text, sweep);
-    write_file_atomically(file, text.str());
+    util::write_file_atomically(file, text.str());
 }
 
 analysis::Sweep read_sweep_csv(std::istream& in, const std::string& source) {
@@ -98,4 +98,4 @@ analysis::Sweep read_sweep_csv(const std::filesystem::path& file) {
     return read_sweep_csv(in, file.string());
 }
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::benchmarks

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 namespace {
 
 namespace fs = std::filesystem;
@@ -48,7 +48,7 @@ fs::path writable_target(const fs::path& target) {
 }
 
 // Whether `target` holds exactly `content`. Only a regular file of at most that
-// size is read (profile::read_input_file): a pipe swapped in cannot block it.
+// size is read (util::read_input_file): a pipe swapped in cannot block it.
 bool holds(const fs::path& target, std::string_view content) {
     try {
         return read_input_file(target, content.size(), "file") == content;
@@ -210,4 +210,4 @@ std::vector<std::filesystem::path> OutputFiles::commit() {
     return replaced;
 }
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 std::string read_input_file(const std::filesystem::path& file, std::uintmax_t max_bytes, std::string_view what) {
     const auto fail = [&](const std::string& why) { throw InputFileError(file.string() + ": " + why); };
@@ -42,4 +42,4 @@ std::string read_input_file(const std::filesystem::path& file, std::uintmax_t ma
     return text;
 }
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

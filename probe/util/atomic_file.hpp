@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpu_topology::profile {
+namespace gpu_topology::util {
 
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
@@ -65,4 +65,4 @@ private:
     std::vector<Output> outputs_;
 };
 
-}  // namespace gpu_topology::profile
+}  // namespace gpu_topology::util

@@ -1,0 +1,67 @@
+# Fails when a file of the probe includes a header of a layer above its own.
+# probe/CMakeLists.txt runs it at build time, before any layer compiles, with
+# the rules it links the layers' libraries by:
+#   cmake -DROOT=<probe/> -DRULES="util=util;model=model,util;...;cli=*" -DSTAMP=<file> -P layers.cmake
+# A layer is a folder of ROOT; main.cpp is the cli's; version.hpp, which includes
+# nothing, belongs to every layer. Only quoted includes are checked: <...> ones
+# are the standard library's and CUDA's.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(rule IN LISTS RULES)
+  string(REGEX MATCH "^([a-z_]+)=(.*)$" matched "${rule}")
+  if(NOT matched)
+    message(FATAL_ERROR "layers.cmake: malformed rule '${rule}'")
+  endif()
+  string(REPLACE "," ";" reach "${CMAKE_MATCH_2}")
+  set(reach_${CMAKE_MATCH_1} "${reach}")
+  list(APPEND layers ${CMAKE_MATCH_1})
+endforeach()
+
+file(GLOB_RECURSE files RELATIVE "${ROOT}" "${ROOT}/*.hpp" "${ROOT}/*.cpp" "${ROOT}/*.cu" "${ROOT}/*.cuh")
+set(violations "")
+foreach(file IN LISTS files)
+  if(file STREQUAL "main.cpp")
+    set(layer cli)
+  elseif(file STREQUAL "version.hpp")
+    continue()
+  else()
+    string(REGEX MATCH "^([^/]+)/" matched "${file}")
+    set(layer "${CMAKE_MATCH_1}")
+  endif()
+  if(NOT layer IN_LIST layers)
+    list(APPEND violations "${file}: in no layer (a folder of probe/ that probe/CMakeLists.txt names)")
+    continue()
+  endif()
+  if(reach_${layer} STREQUAL "*")
+    continue()
+  endif()
+  get_filename_component(dir "${ROOT}/${file}" DIRECTORY)
+  file(STRINGS "${ROOT}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line IN LISTS includes)
+    string(REGEX MATCH "\"([^\"]+)\"" matched "${line}")
+    set(included "${CMAKE_MATCH_1}")
+    # Relative to the including file, as the compiler looks first; else to probe/.
+    get_filename_component(target "${dir}/${included}" ABSOLUTE)
+    if(NOT EXISTS "${target}")
+      get_filename_component(target "${ROOT}/${included}" ABSOLUTE)
+    endif()
+    if(NOT EXISTS "${target}")  # a quoted system header (found on the include path)
+      continue()
+    endif()
+    file(RELATIVE_PATH relative "${ROOT}" "${target}")
+    if(relative STREQUAL "version.hpp" OR relative MATCHES "^\\.\\./")  # outside probe/: not a layer
+      continue()
+    endif()
+    string(REGEX MATCH "^([^/]+)/" matched "${relative}")
+    set(to "${CMAKE_MATCH_1}")
+    if(NOT to IN_LIST reach_${layer})
+      list(APPEND violations "${file}: includes \"${included}\" (layer ${to}), above layer ${layer}, which may include ${reach_${layer}}")
+    endif()
+  endforeach()
+endforeach()
+
+if(violations)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "An #include runs up a layer (the layers: probe/CMakeLists.txt):\n  ${text}")
+endif()
+file(TOUCH "${STAMP}")
