@@ -62,7 +62,16 @@ struct ProbeContext {
 
     std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
     std::uint64_t l1_search_bound() const { return benchmarks::l1_search_bound(facts); }
-    void set(model::QuantityId id, model::Result result) { topology.set(id, std::move(result)); }
+    // Sets a quantity of the running stage. Another stage's quantity is a probe bug:
+    // the list (model/quantities.hpp) says which stage answers for each, and the
+    // runner marks what a skipped or failed stage would have set by that.
+    void set(model::QuantityId id, model::Result result) {
+        const auto& q = model::kQuantities[id];
+        if (q.stage != stage)
+            throw std::logic_error("stage '" + stage + "' set " + std::string(q.name) + ", which the list gives to stage '" +
+                                   std::string(q.stage) + "' (a probe bug)");
+        topology.set(id, std::move(result));
+    }
     // Adds a cross-check, tagged with the running stage (a repeated stage replaces its checks).
     void check(model::CrossCheck c);
     double clock_khz() const { return runner.measured_clock_khz(); }
