@@ -33,7 +33,10 @@ Value read_quantity(const Json& profile, const Quantity& q) {
     }
     if (!node || !node->is_object()) {
         v.source = "unmeasured";
-        v.reason = "absent from the profile";
+        const Json* version = profile.at_path("probe.version");
+        v.reason = "not in this profile: the probe that wrote it" +
+                   (version && version->is_string() ? " (version " + version->as_string() + ")" : std::string()) +
+                   " did not measure this quantity";
         return v;
     }
     const auto text = [&](const char* key) {
@@ -128,6 +131,10 @@ public:
             number(std::string(q.path), root_.at_path(q.path), q);
             return;
         }
+        // A quantity newer than the probe that wrote the profile is not in it, and
+        // reads as unmeasured (read_quantity): adding one to the list leaves every
+        // stored and cached profile valid.
+        if (!root_.at_path(q.path)) return;
         const Json* node = require(q.path, "object");
         if (!node) return;
         const std::string p(q.path);

@@ -331,11 +331,12 @@ elseif(MODE STREQUAL "no_gpu")
 elseif(MODE STREQUAL "broken")
   file(READ "${stored}" json)
   string(JSON json SET "${json}" caches l1 size_bytes value "\"big\"")
-  string(JSON json REMOVE "${json}" caches l2 line_bytes)
+  string(JSON json SET "${json}" caches l2 line_bytes "\"wide\"")
   file(WRITE "${WORK}/broken-profile.json" "${json}")
   configure(fail "${example}" "${WORK}/consumer" ${real_probe} -DGPU_TOPOLOGY_PROFILE=${WORK}/broken-profile.json)
   expect_in("${output}" "broken-profile.json: invalid profile"
-            "caches.l1.size_bytes.value: expected number, got string (\"big\")" "caches.l2.line_bytes: missing")
+            "caches.l1.size_bytes.value: expected number, got string (\"big\")"
+            "caches.l2.line_bytes: expected object, got string (\"wide\")")
   # A relative PROFILE is found from the calling project's source directory.
   file(COPY "${example}/" DESTINATION "${WORK}/relative")
   file(COPY "${WORK}/broken-profile.json" DESTINATION "${WORK}/relative")

@@ -56,6 +56,25 @@ TEST(Render, UnmeasuredQuantityIsAnUnknownTypeWithItsReason) {
     EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED \"no second plateau\")"), std::string::npos);
 }
 
+// A quantity added to the list after a profile was written is not in it: the
+// profile stays valid, and the quantity reads, renders and exports as unmeasured.
+TEST(Render, QuantityNewerThanTheProfileIsUnmeasured) {
+    auto profile = stored();
+    auto& l2 = const_cast<util::Json&>(*profile.at_path("caches.l2")).as_object();
+    ASSERT_EQ(std::erase_if(l2, [](const auto& member) { return member.first == "far_latency_cycles"; }), 1u);
+    EXPECT_TRUE(profile::validate(profile).empty());
+    const auto v = profile::read_quantity(profile, "L2_FAR_LATENCY_CYCLES");
+    EXPECT_FALSE(v.value);
+    EXPECT_EQ(v.source, "unmeasured");
+    EXPECT_NE(v.reason.find("not in this profile: the probe that wrote it (version "), std::string::npos) << v.reason;
+    const auto header = render::render_header(profile, {}, render::embedded_header_template());
+    EXPECT_NE(header.find("#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED 1"), std::string::npos);
+    EXPECT_NE(header.find("unknown<std::uint32_t, not_measured::L2_FAR_LATENCY_CYCLES> far_latency_cycles;"),
+              std::string::npos);
+    EXPECT_NE(render::render_cmake(profile, {}).find("set(GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES_UNMEASURED \"not in this profile"),
+              std::string::npos);
+}
+
 TEST(Render, CMakeVariablesMatchTheProfile) {
     const auto profile = stored();
     const auto cmake = render::render_cmake(profile, {});
