@@ -24,8 +24,10 @@ namespace gpu_topology::benchmarks {
 using kernels::DeviceFacts;
 
 // quick: L1, L2 and DRAM sizes, lines, latencies and bandwidths (what tiling needs first).
-// full:  quick, then every carveout and launch shape, texture, read-only,
-//        constant caches, sharing and the random-order cross-checks.
+// full:  quick, then the L1 of every kernel kind, carveout and launch shape,
+//        texture, read-only, constant caches, sharing, the random-order
+//        cross-checks, shared-memory banks, clusters (DSMEM) and the TLB.
+//        The table in stages.cpp says which stage is in which level.
 enum class Level { quick, full };
 std::string_view to_string(Level level);
 std::optional<Level> level_from_string(std::string_view text);

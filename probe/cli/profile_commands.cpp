@@ -200,8 +200,9 @@ int cmd_compare(const Args& args) {
 #if !GPU_TOPOLOGY_RENDER_ONLY  // the render-only build (probe/CMakeLists.txt) has no stages to replay
 int cmd_replay(const Args& args) {
     refuse_clashing_outputs(args);
-    // A quick level or a budget leaves some of a full recording's calls out.
-    const bool subset = args.get("--level") == std::optional<std::string>("quick") || args.has("--budget");
+    // A quick level leaves some of a full recording's calls out (replay takes no budget:
+    // the recorded run's time would not be this run's).
+    const bool subset = args.get("--level") == std::optional<std::string>("quick");
     benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
                                                               : benchmarks::ReplayEngine::Matching::every_call);
     benchmarks::Progress progress(!args.has("--quiet"));
@@ -218,7 +219,7 @@ int cmd_replay(const Args& args) {
             throw benchmarks::ReplayError(engine.where() + ": replaying the log failed after this call: " + e.what());
         }
     }();
-    if (engine.calls_replayed() != engine.calls_recorded())  // a quick level or a budget replays a subsequence
+    if (engine.calls_replayed() != engine.calls_recorded())  // a quick level replays a subsequence
         progress.note("the replay used " + std::to_string(engine.calls_replayed()) + " of the " +
                       std::to_string(engine.calls_recorded()) + " recorded calls");
     return finish_probe(topology, args, progress, args.positional[0]);

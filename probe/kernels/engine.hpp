@@ -1,9 +1,10 @@
 #pragma once
 // The one pointer-chase engine, as an interface. Every latency, size, line,
-// sharing, count and bandwidth benchmark is a sequence of `link_*` +
-// `chase`/`chase_after`/`time_stream` calls with a different LoadPath, ring
-// shape and warm-up; the engine measures, it never decides (probe/analysis
-// decides).
+// sharing and count benchmark is a sequence of `link_*` + `chase`/`chase_after`
+// calls with a different LoadPath, ring shape, warm-up and launch; bandwidths,
+// shared-memory banks and clusters have their own timed kernels (`time_read`,
+// `time_shared_access`, `time_cluster_read`). The engine measures, it never
+// decides (probe/analysis decides).
 //
 // Free of CUDA types: the benchmarks and the tests use it without the CUDA
 // headers. Implementations: the CUDA engine (cuda_engine.hpp, kernels in

@@ -77,9 +77,9 @@ struct NodeTopology {
 
 util::Json to_json(const NodeTopology& node);
 
-// The index of `member` in kLinkQuantities; throws std::out_of_range for an
-// unknown member (in a constant expression: does not compile).
-constexpr std::size_t link_quantity_index(std::string_view member) {
+// The index of `member` in kLinkQuantities. Evaluated while compiling (consteval):
+// a misspelt member reaches the throw, and the call does not compile.
+consteval std::size_t link_quantity_index(std::string_view member) {
     for (std::size_t i = 0; i < kLinkQuantities.size(); ++i)
         if (kLinkQuantities[i].member == member) return i;
     throw std::out_of_range("no link quantity '" + std::string(member) + "'");
