@@ -31,7 +31,7 @@ int needs_full_probe(const Args& args) {
     return args.command == "replay" ? kFailure : kNoGpu;
 }
 constexpr auto cmd_probe = needs_full_probe, cmd_replay = needs_full_probe, cmd_identity = needs_full_probe,
-               cmd_check = needs_full_probe, cmd_explore = needs_full_probe;
+               cmd_check = needs_full_probe;
 constexpr const char* kBuildKind = " (render only)";
 #else
 constexpr const char* kBuildKind = "";
@@ -40,7 +40,7 @@ constexpr const char* kBuildKind = "";
 int run(const Args& args) {
     const std::map<std::string, std::function<int(const Args&)>> handlers{
         {"probe", cmd_probe},     {"replay", cmd_replay}, {"identity", cmd_identity}, {"render", cmd_render},
-        {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},  {"explore", cmd_explore},
+        {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},
         {"docs", cmd_docs},       {"compare", cmd_compare}, {"svg", cmd_svg},
         {"version", [](const Args&) {
              std::printf("gpu-topology-probe %s%s\n", std::string(gpu_topology::kProbeVersion).c_str(), kBuildKind);

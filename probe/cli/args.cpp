@@ -44,8 +44,6 @@ commands:
             with a node profile and --all-devices, every device of it
   compare   PROFILE REFERENCE...
             fail when PROFILE vouches for a value outside the references' spread
-  explore   --raw DIR [--device N]
-            dense sweeps over every region of interest (slow; for study and tests/data)
   docs      [--output FILE] [--list]
             the table of quantities (docs/quantities.md); --list: one line each,
             "NAME path object member shape", for scripts
@@ -74,7 +72,6 @@ const std::map<std::string, CommandSpec> kCommands{
     {"svg", {{{"--output", true}}, 1}},
     {"validate", {{}, 1}},
     {"check", {{{"--device", true}, {"--identity-only", false}, {"--all-devices", false}}, 1}},
-    {"explore", {{{"--raw", true}, {"--device", true}}, 0}},
     {"docs", {{{"--output", true}, {"--list", false}}, 0}},
     {"version", {{}, 0}},
 };

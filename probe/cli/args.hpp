@@ -83,6 +83,5 @@ int cmd_replay(const Args& args);
 int cmd_identity(const Args& args);
 int cmd_probe(const Args& args);
 int cmd_check(const Args& args);
-int cmd_explore(const Args& args);
 
 }  // namespace gpu_topology::cli

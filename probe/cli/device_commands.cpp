@@ -1,5 +1,5 @@
 // The commands that measure a GPU: identity, probe (one device or all),
-// check and explore. Without CUDA they refuse with kNoGpu, after usage errors.
+// and check. Without CUDA they refuse with kNoGpu, after usage errors.
 #include "args.hpp"
 
 #include "../profile/node_profile.hpp"
@@ -7,7 +7,6 @@
 #include "../version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
-#include "../benchmarks/explore.hpp"
 #include "../benchmarks/node_probe.hpp"
 #include "../benchmarks/sweep_runner.hpp"
 #include "../kernels/cuda_engine.hpp"
@@ -186,23 +185,6 @@ int cmd_check(const Args& args) {
     return worst;
 }
 
-int cmd_explore(const Args& args) {
-    const auto raw = args.get("--raw");
-    if (!raw) throw UsageError("explore needs --raw DIR");
-    const auto facts = lookup(device_index(args));
-    if (!facts) return kNoGpu;
-    std::filesystem::create_directories(*raw);
-    // Rings, an L2-sized eviction region at 300 MiB, fresh regions at the top.
-    const auto engine = kernels::make_cuda_engine(facts->index, 768ull << 20);
-    engine->warm_up(250);
-    // The slow reference: every warm pass chased, every pass timed whole.
-    benchmarks::SweepRunner runner(*engine, std::filesystem::path(*raw), benchmarks::Pace::careful);
-    runner.calibrate_overhead();
-    benchmarks::explore(runner, {.l2_bytes = static_cast<std::uint64_t>(facts->l2_bytes)});
-    std::fprintf(stderr, "measured SM clock %.0f kHz\n", runner.measured_clock_khz());
-    return 0;
-}
-
 #else
 
 namespace {
@@ -229,12 +211,6 @@ int cmd_check(const Args& a) {
     (void)device_index(a);
     return no_cuda(a);
 }
-int cmd_explore(const Args& a) {
-    if (!a.has("--raw")) throw UsageError("explore needs --raw DIR");
-    (void)device_index(a);
-    return no_cuda(a);
-}
-
 #endif
 
 }  // namespace gpu_topology::cli

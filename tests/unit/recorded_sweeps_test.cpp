@@ -1,5 +1,6 @@
 // The analysis replayed on sweeps recorded on an NVIDIA H200 (tests/data/,
-// subsampled from `gpu-topology-probe explore --raw`, 2026-11-22).
+// subsampled from `gpu-topology-probe explore --raw`, 2026-11-22; the command is
+// retired, its last version: git show 6cad12de3b:probe/benchmarks/explore.cpp).
 #include "analysis/granularity.hpp"
 #include "analysis/hierarchy.hpp"
 #include "analysis/sharing.hpp"
