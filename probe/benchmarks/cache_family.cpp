@@ -1,12 +1,15 @@
 #include "cache_family.hpp"
 
+#include "../util/units.hpp"
+
 #include <algorithm>
 
 namespace gpu_topology::benchmarks {
 namespace {
 
 using kernels::LoadPath;
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+using util::KiB;
+using util::MiB;
 constexpr std::uint32_t kSubPartitions = 4;  // Volta and later: four per SM
 
 std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) { return (bytes + unit - 1) / unit * unit; }

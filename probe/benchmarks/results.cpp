@@ -1,5 +1,7 @@
 #include "results.hpp"
 
+#include "../util/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -88,8 +90,10 @@ Result bandwidth_result(const std::vector<double>& rates, const std::string& met
     return e;
 }
 
+// Not util::format_bytes: method texts are stored in profiles, and replays of recorded
+// runs compare them word for word, so their wording stays what it was.
 std::string bytes_text(std::uint64_t bytes) {
-    constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+    using util::KiB, util::MiB;
     char text[32];
     if (bytes >= 4 * MiB)
         std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / MiB);

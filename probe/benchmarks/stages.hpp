@@ -8,6 +8,7 @@
 // (bounded) and marks what is still disturbed as not vouched for.
 #include "../model/topology.hpp"
 #include "../kernels/device_facts.hpp"
+#include "../util/units.hpp"
 #include "monitor.hpp"
 #include "progress.hpp"
 #include "sweep_runner.hpp"
@@ -46,7 +47,8 @@ struct ProbeOptions {
     std::optional<double> quiet_reference_seconds;
 };
 
-inline constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+using util::KiB;
+using util::MiB;
 
 // The engine's one buffer: rings from offset 0 up to 2.5x L2, a region to evict
 // L2 with, and fresh regions near the top that no chase touches before its

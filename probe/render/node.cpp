@@ -1,5 +1,7 @@
 #include "node.hpp"
 
+#include "../util/format.hpp"
+
 #include "../model/node.hpp"
 #include "../profile/node_profile.hpp"
 #include "render.hpp"
@@ -38,11 +40,6 @@ const Json::Array& links_of(const Json& document) {
     return links ? links->as_array() : none;
 }
 
-std::string text_at(const Json& root, std::string_view path) {
-    const Json* node = root.at_path(path);
-    return node && node->is_string() ? node->as_string() : std::string{};
-}
-
 std::string number_literal(double v) {
     char text[40];
     std::snprintf(text, sizeof text, "%.17g", v);
@@ -67,11 +64,9 @@ std::string human_value(const Json& link, const model::LinkQuantity& q) {
         const Json* reason = v ? v->find("reason") : nullptr;
         return "not measured (" + (reason && reason->is_string() ? reason->as_string() : std::string("absent")) + ")";
     }
-    char text[64];
     const double x = number->as_number();
-    if (q.unit == "bytes/s") std::snprintf(text, sizeof text, "%.1f GB/s", x / 1e9);
-    else std::snprintf(text, sizeof text, "%.0f %s", x, std::string(q.unit).c_str());
-    return text;
+    if (q.unit == "bytes/s") return util::format_bandwidth(x);
+    return util::format_fixed(x, 0) + " " + std::string(q.unit);
 }
 
 }  // namespace
@@ -96,8 +91,8 @@ std::string node_section(const Json& document) {
     out += "inline constexpr int device_count = " + std::to_string(devices.size()) + ";\n";
     out += "inline constexpr node_device devices[] = {\n";
     for (std::size_t i = 0; i < devices.size(); ++i)
-        out += "    {" + std::to_string(i) + ", \"" + c_string_body(text_at(*devices[i], "device.name")) + "\", \"" +
-               c_string_body(text_at(*devices[i], "device.uuid")) + "\"},\n";
+        out += "    {" + std::to_string(i) + ", \"" + c_string_body(util::string_at(*devices[i], "device.name")) + "\", \"" +
+               c_string_body(util::string_at(*devices[i], "device.uuid")) + "\"},\n";
     out += "};\n";
     out += "// Every ordered pair of devices (from, to), measured by the probe.\n";
     out += "inline constexpr std::size_t link_count = " + std::to_string(links.size()) + ";\n";
@@ -140,8 +135,8 @@ std::string node_table(const Json& document, bool full) {
     const auto devices = devices_of(document);
     std::string out = "node: " + std::to_string(devices.size()) + " devices\n";
     for (std::size_t i = 0; i < devices.size(); ++i)
-        out += "  device " + std::to_string(i) + ": " + text_at(*devices[i], "device.name") + " (" +
-               text_at(*devices[i], "device.uuid") + ")\n";
+        out += "  device " + std::to_string(i) + ": " + util::string_at(*devices[i], "device.name") + " (" +
+               util::string_at(*devices[i], "device.uuid") + ")\n";
     for (const auto& l : links) {
         const Json& route = *l.find("route");
         const std::string transport = route.find("transport")->as_string();
@@ -151,9 +146,7 @@ std::string node_table(const Json& document, bool full) {
                (nvlinks > 0 ? " x" + std::to_string(nvlinks) : "") +
                (route.find("peer_access")->as_bool() ? "" : ", no peer access");
         if (const Json* nominal = route.find("nominal_bytes_per_s"); nominal && nominal->is_number()) {
-            char text[48];
-            std::snprintf(text, sizeof text, ", nominal %.1f GB/s", nominal->as_number() / 1e9);
-            out += text;
+            out += ", nominal " + util::format_bandwidth(nominal->as_number());
         }
         if (!full) {  // one line a link: a node of 8 GPUs has 56
             out += ": SM read " + human_value(l, model::kLinkQuantities[model::link_quantity_index("sm_read_bytes_per_s")]) +
@@ -173,7 +166,7 @@ std::string node_table(const Json& document, bool full) {
 std::string node_cmake(const Json& document) {
     const auto devices = devices_of(document);
     std::string uuids;
-    for (const auto* d : devices) uuids += (uuids.empty() ? "" : ";") + cmake_quoted_body(text_at(*d, "device.uuid"));
+    for (const auto* d : devices) uuids += (uuids.empty() ? "" : ";") + cmake_quoted_body(util::string_at(*d, "device.uuid"));
     return "set(GPU_TOPOLOGY_DEVICE_COUNT " + std::to_string(devices.size()) + ")\n" +
            "set(GPU_TOPOLOGY_DEVICE_UUIDS \"" + uuids + "\")\n";
 }

@@ -41,7 +41,9 @@ using svg_elements::kDot;
 using svg_elements::kMuted;
 using svg_elements::open_group;
 using svg_elements::rect;
-using svg_elements::string_at;
+using util::format_bandwidth;
+using util::format_bytes;
+using util::string_at;
 using svg_elements::text;
 
 // UTF-8 spelled out, as in svg.cpp.

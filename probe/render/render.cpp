@@ -1,5 +1,7 @@
 #include "render.hpp"
 
+#include "../util/format.hpp"
+
 #include "../model/quantities.hpp"
 #include "../profile/profile.hpp"
 #include "node.hpp"
@@ -18,15 +20,11 @@ using model::HeaderType;
 using model::kQuantities;
 using model::Quantity;
 using util::Json;
+using util::string_at;
 
 // How much of a reason or a doubt a table line shows, and how a cut is marked.
 constexpr std::size_t kTableTextBytes = 480;
 constexpr std::string_view kCutMarker = " [...]";
-
-std::string string_at(const Json& root, std::string_view path) {
-    const Json* node = root.at_path(path);
-    return node && node->is_string() ? node->as_string() : std::string{};
-}
 
 std::string integer(double value) { return util::format_number(std::round(value)); }
 
@@ -200,21 +198,15 @@ std::map<std::string, std::string> substitutions(const Json& document, const Ren
             {"NODE", node_section(document)}};
 }
 
+// The table's sizes and rates carry a digit more than the pictures' (27.25 MiB).
+constexpr int kTableDigits = 4;
+
 std::string human(double value, std::string_view unit) {
+    if (unit == "bytes") return util::format_bytes(value, kTableDigits);
+    if (unit == "bytes/s") return util::format_bandwidth(value, kTableDigits);
     char text[64];
-    if (unit == "bytes") {
-        if (value >= 1024.0 * 1024 * 1024)
-            std::snprintf(text, sizeof text, "%.1f GiB", value / (1024.0 * 1024 * 1024));
-        else if (value >= 1024.0 * 1024)
-            std::snprintf(text, sizeof text, "%.2f MiB", value / (1024.0 * 1024));
-        else if (value >= 1024)
-            std::snprintf(text, sizeof text, "%.1f KiB", value / 1024);
-        else
-            std::snprintf(text, sizeof text, "%.0f B", value);
-    } else if (unit == "bool") {
+    if (unit == "bool") {
         std::snprintf(text, sizeof text, "%s", value != 0 ? "yes" : "no");
-    } else if (unit == "bytes/s") {
-        std::snprintf(text, sizeof text, "%.2f TB/s", value / 1e12);
     } else if (unit == "kHz") {
         std::snprintf(text, sizeof text, "%.0f MHz", value / 1000);
     } else if (unit.empty()) {

@@ -19,7 +19,10 @@ namespace {
 using model::kQuantities;
 using model::Quantity;
 using model::QuantityId;
+using util::format_bandwidth;
+using util::format_bytes;
 using util::Json;
+using util::string_at;
 using profile::Value;
 // The shared primitives (svg_elements.hpp), by name: the node picture draws with the same ones.
 using svg_elements::attribute;
@@ -35,7 +38,6 @@ using svg_elements::line;
 using svg_elements::open_group;
 using svg_elements::px;
 using svg_elements::rect;
-using svg_elements::string_at;
 using svg_elements::text;
 using svg_elements::text_width;
 using svg_elements::title;
@@ -497,22 +499,6 @@ std::string xml_escape(std::string_view text) {
         ++i;
     }
     return out;
-}
-
-std::string format_bytes(double bytes) {
-    static constexpr std::array<std::string_view, 6> units{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    if (!std::isfinite(bytes)) return "? B";
-    std::size_t unit = 0;
-    // 1023.9 KiB reads better as 1 MiB than as "1024 KiB".
-    while (std::abs(bytes) >= 1023.5 && unit + 1 < units.size()) bytes /= 1024, ++unit;
-    return (unit == 0 ? fixed(bytes, 0) : compact(bytes)) + " " + std::string(units[unit]);
-}
-
-std::string format_bandwidth(double bytes_per_s) {
-    if (!std::isfinite(bytes_per_s)) return "? B/s";
-    if (bytes_per_s >= 999.5e9) return compact(bytes_per_s / 1e12) + " TB/s";
-    if (bytes_per_s >= 999.5e6) return compact(bytes_per_s / 1e9) + " GB/s";
-    return compact(bytes_per_s / 1e6) + " MB/s";
 }
 
 std::string hierarchy_svg(const util::Json& profile) {

@@ -27,9 +27,5 @@ void write_hierarchy_svg(const util::Json& profile, const std::filesystem::path&
 // Exposed for tests.
 // `text` with & < > " ' as entities, control characters and invalid UTF-8 as '?'.
 std::string xml_escape(std::string_view text);
-// Bytes in binary units, compactly: "512 B", "16 KiB", "23.5 MiB".
-std::string format_bytes(double bytes);
-// Bytes per second in decimal units: "3.06 TB/s", "850 GB/s".
-std::string format_bandwidth(double bytes_per_s);
 
 }  // namespace gpu_topology::render

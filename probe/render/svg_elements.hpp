@@ -5,6 +5,7 @@
 // document is written in one place and the same input gives the same bytes.
 //
 // Header-only (inline): the two pictures need no extra source file.
+#include "../util/format.hpp"
 #include "../util/json.hpp"
 #include "../util/text.hpp"
 #include "svg.hpp"
@@ -29,26 +30,14 @@ inline constexpr std::string_view kGrid = "#e4e4e4";
 
 // --- numbers ----------------------------------------------------------------------
 
-// Fixed point with trailing zeros trimmed. to_chars, not printf: no locale can
-// change a byte, so the same profile always gives the same document.
-inline std::string fixed(double value, int decimals) {
-    if (!std::isfinite(value)) value = 0;
-    char buffer[64];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
-    if (ec != std::errc{}) return "0";
-    std::string s(buffer, end);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0') s.pop_back();
-        if (s.back() == '.') s.pop_back();
-    }
-    return s == "-0" ? "0" : s;
-}
+// Fixed point with trailing zeros trimmed, the same profile always the same document.
+inline std::string fixed(double value, int decimals) { return util::format_fixed(value, decimals); }
 
 // Coordinates: a tenth of a pixel is finer than any screen shows.
 inline std::string px(double value) { return fixed(value, 1); }
 
 // About three significant digits, for labels.
-inline std::string compact(double value) { return fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2); }
+inline std::string compact(double value) { return util::format_significant(value, 3); }
 
 // --- text -------------------------------------------------------------------------
 
@@ -63,11 +52,6 @@ inline double text_width(std::string_view s) {
     return 6.2 * static_cast<double>(characters);
 }
 
-// The string at a dotted path, or "" when it is absent or not a string.
-inline std::string string_at(const util::Json& root, std::string_view path) {
-    const util::Json* node = root.at_path(path);
-    return node && node->is_string() ? node->as_string() : std::string{};
-}
 
 // --- elements ---------------------------------------------------------------------
 

@@ -62,6 +62,11 @@ std::string excerpt(const Json* value) {
     return printable(value->dump(-1), 57);
 }
 
+std::string string_at(const Json& root, std::string_view path) {
+    const Json* node = root.at_path(path);
+    return node && node->is_string() ? node->as_string() : std::string{};
+}
+
 std::string format_number(double value) {
     if (std::isfinite(value) && value == std::floor(value) && std::abs(value) < 9.007199254740992e15) {
         char buffer[32];

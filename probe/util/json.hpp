@@ -85,6 +85,9 @@ private:
 
 std::string format_number(double value);
 
+// The string at a dotted path of `root`, or "" when it is absent or not a string.
+std::string string_at(const Json& root, std::string_view path);
+
 // A value as an error message quotes it: compact JSON cut to about 60 bytes,
 // control characters escaped (util::printable), or "absent".
 std::string excerpt(const Json* value);

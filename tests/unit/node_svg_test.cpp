@@ -1,6 +1,7 @@
 // Node profile -> SVG picture of its devices and links: a document a browser can
 // parse, profile text that stays text, the reason of every unmeasured link value
 // in a tooltip, the same bytes each time, and nodes of 1 to 64 devices.
+#include "util/format.hpp"
 #include "model/node.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
@@ -174,7 +175,7 @@ TEST(NodeSvg, UnmeasuredDeviceValueShowsItsReason) {
     // device 0 keeps its measured value
     const auto dram = profile::read_quantity(node.devices[0], "DRAM_BANDWIDTH_BYTES_PER_S").value;
     ASSERT_TRUE(dram);
-    EXPECT_NE(svg.find(">" + render::format_bandwidth(*dram) + "</text>"), std::string::npos);
+    EXPECT_NE(svg.find(">" + util::format_bandwidth(*dram) + "</text>"), std::string::npos);
 }
 
 TEST(NodeSvg, NoPeerAccessIsSaid) {

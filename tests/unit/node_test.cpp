@@ -266,10 +266,10 @@ TEST(Node, TableAndCMakeNameEveryDeviceAndLink) {
     const auto node = two_h200s();
     const auto table = render::render_table(node, {}, true);
     EXPECT_NE(table.find("node: 2 devices"), std::string::npos);
-    EXPECT_NE(table.find("link 1 -> 0: nvlink x18, nominal 450.0 GB/s\n"), std::string::npos);
+    EXPECT_NE(table.find("link 1 -> 0: nvlink x18, nominal 450 GB/s\n"), std::string::npos);
     EXPECT_NE(table.find("not measured (a reason \"with quotes\")"), std::string::npos);
     const auto summary = render::render_table(node, {}, false);  // one line a link
-    EXPECT_NE(summary.find("link 1 -> 0: nvlink x18, nominal 450.0 GB/s: SM read 300.0 GB/s, load not measured"),
+    EXPECT_NE(summary.find("link 1 -> 0: nvlink x18, nominal 450 GB/s: SM read 300 GB/s, load not measured"),
               std::string::npos) << summary;
     const auto cmake = render::render_cmake(node, {});
     EXPECT_NE(cmake.find("set(GPU_TOPOLOGY_DEVICE_COUNT 2)"), std::string::npos);

@@ -1,6 +1,7 @@
 // Profile -> SVG picture of the hierarchy: a document a browser can parse, every
 // curve point and change point drawn, every level labelled (unmeasured, bounds
 // and doubts said so), profile text that stays text, and the same bytes each time.
+#include "util/format.hpp"
 #include "profile/profile.hpp"
 #include "render/svg.hpp"
 
@@ -225,14 +226,14 @@ TEST(Svg, WriterWritesTheDocument) {
 
 // GPU_TOPOLOGY_SVG_PREVIEW=<dir>: also write the pictures there, to look at them.
 TEST(Svg, NumbersAreCompact) {
-    EXPECT_EQ(render::format_bytes(512), "512 B");
-    EXPECT_EQ(render::format_bytes(16384), "16 KiB");
-    EXPECT_EQ(render::format_bytes(1 << 20), "1 MiB");
-    EXPECT_EQ(render::format_bytes(64.0 * (1 << 20)), "64 MiB");
-    EXPECT_EQ(render::format_bytes(24641536), "23.5 MiB");
-    EXPECT_EQ(render::format_bytes(1048575), "1 MiB");
-    EXPECT_EQ(render::format_bandwidth(3059180998736), "3.06 TB/s");
-    EXPECT_EQ(render::format_bandwidth(850e9), "850 GB/s");
+    EXPECT_EQ(util::format_bytes(512), "512 B");
+    EXPECT_EQ(util::format_bytes(16384), "16 KiB");
+    EXPECT_EQ(util::format_bytes(1 << 20), "1 MiB");
+    EXPECT_EQ(util::format_bytes(64.0 * (1 << 20)), "64 MiB");
+    EXPECT_EQ(util::format_bytes(24641536), "23.5 MiB");
+    EXPECT_EQ(util::format_bytes(1048575), "1 MiB");
+    EXPECT_EQ(util::format_bandwidth(3059180998736), "3.06 TB/s");
+    EXPECT_EQ(util::format_bandwidth(850e9), "850 GB/s");
 }
 
 TEST(Svg, EscapingCoversMarkupAndBadBytes) {
