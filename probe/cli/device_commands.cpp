@@ -107,7 +107,7 @@ int check_device(const util::Json& expected, int index, bool identity_only) {
     for (const auto& q : model::kQuantities) {
         const auto want = profile::read_quantity(expected, q);
         const auto got = profile::read_quantity(measured, q);
-        if (!want.value || want.source == "api" || q.stage == "warm-up" || !want.doubt.empty()) continue;
+        if (!want.value || want.source == model::Source::api || !model::is_remeasurable(q) || !want.doubt.empty()) continue;
         if (!got.value) {
             std::printf("FAIL   %-40s profile %-24s device not measured (%s)\n", std::string(q.name).c_str(),
                         util::format_number(*want.value).c_str(), got.reason.c_str());

@@ -170,7 +170,7 @@ int cmd_compare(const Args& args) {
     int outside = 0, vouched = 0, doubted = 0;
     for (const auto& q : model::kQuantities) {
         const auto v = profile::read_quantity(candidate, q);
-        if (!v.value || v.source == "api") continue;
+        if (!v.value || v.source == model::Source::api) continue;
         if (!v.doubt.empty()) {
             ++doubted;
             continue;

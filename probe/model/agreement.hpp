@@ -36,10 +36,10 @@ inline constexpr std::array kToleranceOverrides{
 inline double agreement_tolerance(const Quantity& q, double expected) {
     for (const auto& o : kToleranceOverrides)
         if (o.name == q.name) return std::max(o.relative * expected, o.at_least);
-    if (q.rule.power_of_two || q.unit == "instances" || q.unit == "bool") return 0;
-    if (q.shape == Shape::latency || q.unit == "cycles") return std::max(0.05 * expected, 2.0);
-    if (q.unit == "bytes/s") return 0.15 * expected;
-    if (q.unit == "bytes") return std::max(0.04 * expected, q.object() == "l2" ? 512.0 * 1024 : 2048.0);
+    if (q.rule.power_of_two || q.unit == Unit::instances || q.unit == Unit::flag) return 0;
+    if (q.shape == Shape::latency || q.unit == Unit::cycles) return std::max(0.05 * expected, 2.0);
+    if (q.unit == Unit::bytes_per_s) return 0.15 * expected;
+    if (q.unit == Unit::bytes) return std::max(0.04 * expected, q.object() == "l2" ? 512.0 * 1024 : 2048.0);
     return 0.05 * expected;
 }
 

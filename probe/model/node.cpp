@@ -17,12 +17,12 @@ Json value_json(const LinkQuantity& q, const LinkValue& v) {
     Json j = Json::object();
     if (!v.value) {
         j["value"] = nullptr;
-        j["unit"] = q.unit;
+        j["unit"] = std::string(to_string(q.unit));
         j["reason"] = v.reason;
         return j;
     }
     j["value"] = *v.value;
-    j["unit"] = q.unit;
+    j["unit"] = std::string(to_string(q.unit));
     j["spread"] = to_json(v.spread);
     return j;
 }

@@ -25,20 +25,20 @@ inline constexpr std::size_t kMaxNodeDevices = 64;
 // kernel or copy on `from` gets from, or gives to, memory on `to`.
 struct LinkQuantity {
     std::string_view member;  // the profile key and the header member
-    std::string_view unit;    // "bytes/s", "ns" or "cycles"
+    Unit unit;                // bytes/s, ns or cycles
     double min, max;          // the range a value must lie in
     std::string_view label;   // one line for the table and the docs
 };
 
 inline constexpr std::array<LinkQuantity, 6> kLinkQuantities{{
-    {"ce_read_bytes_per_s", "bytes/s", 1e6, 1e14,
+    {"ce_read_bytes_per_s", Unit::bytes_per_s, 1e6, 1e14,
      "copy engine: cudaMemcpyPeerAsync on `from`'s stream, `to`'s memory into `from`'s"},
-    {"ce_write_bytes_per_s", "bytes/s", 1e6, 1e14,
+    {"ce_write_bytes_per_s", Unit::bytes_per_s, 1e6, 1e14,
      "copy engine: cudaMemcpyPeerAsync on `from`'s stream, `from`'s memory into `to`'s"},
-    {"sm_read_bytes_per_s", "bytes/s", 1e6, 1e14, "SMs of `from` load `to`'s memory (16-byte loads, every SM)"},
-    {"sm_write_bytes_per_s", "bytes/s", 1e6, 1e14, "SMs of `from` store into `to`'s memory (16-byte stores, every SM)"},
-    {"load_latency_ns", "ns", 1, 1e6, "one thread of `from` chases pointers in `to`'s memory (ld.global.cg), median"},
-    {"load_latency_cycles", "cycles", 1, 1e7, "the same chase in `from`'s SM clock cycles, median"},
+    {"sm_read_bytes_per_s", Unit::bytes_per_s, 1e6, 1e14, "SMs of `from` load `to`'s memory (16-byte loads, every SM)"},
+    {"sm_write_bytes_per_s", Unit::bytes_per_s, 1e6, 1e14, "SMs of `from` store into `to`'s memory (16-byte stores, every SM)"},
+    {"load_latency_ns", Unit::ns, 1, 1e6, "one thread of `from` chases pointers in `to`'s memory (ld.global.cg), median"},
+    {"load_latency_cycles", Unit::cycles, 1, 1e7, "the same chase in `from`'s SM clock cycles, median"},
 }};
 
 // A link quantity as measured: the median of its repeats and their range, or

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "units.hpp"
+
 namespace gpu_topology::model {
 
 // Profiles name their schema; a reader refuses any other.
@@ -94,7 +96,7 @@ struct Quantity {
     std::string_view path;
     Shape shape;
     HeaderType type;
-    std::string_view unit;
+    Unit unit;
     std::string_view stage;
     Rule rule;
     std::string_view label;  // one line for the printed table and the docs
@@ -113,101 +115,108 @@ struct Quantity {
 
 using S = Shape;
 using H = HeaderType;
+using U = Unit;
 
 // clang-format off
 inline constexpr std::array kQuantities{
     // --- the device (CUDA runtime) and the clock ----------------------------------------------
-    Quantity{"SM_COUNT", "device.sm_count", S::fact, H::u32, "SMs", "api", kSmsPerDevice, "multiprocessors"},
-    Quantity{"CC_MAJOR", "device.cc_major", S::fact, H::u32, "", "api", kSupportedCcMajor, "compute capability, major"},
-    Quantity{"CC_MINOR", "device.cc_minor", S::fact, H::u32, "", "api", {0, 9}, "compute capability, minor"},
-    Quantity{"SM_CLOCK_MAX_KHZ", "device.sm_clock_max_khz", S::estimate, H::u32, "kHz", "api", kClockKhz, "SM clock, maximum"},
-    Quantity{"SM_CLOCK_KHZ", "device.sm_clock_khz", S::estimate, H::u32, "kHz", "warm-up", kClockKhz, "SM clock during the probe"},
-    Quantity{"MAX_THREADS_PER_SM", "sm.max_threads", S::estimate, H::u32, "threads", "api", kThreadsPerSm, "threads per SM, at most"},
-    Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, "blocks", "api", kBlocksPerSm, "resident blocks per SM, at most"},
-    Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, "registers", "api", kRegistersPerSm, "32-bit registers per SM"},
+    Quantity{"SM_COUNT", "device.sm_count", S::fact, H::u32, U::sms, "api", kSmsPerDevice, "multiprocessors"},
+    Quantity{"CC_MAJOR", "device.cc_major", S::fact, H::u32, U::none, "api", kSupportedCcMajor, "compute capability, major"},
+    Quantity{"CC_MINOR", "device.cc_minor", S::fact, H::u32, U::none, "api", {0, 9}, "compute capability, minor"},
+    Quantity{"SM_CLOCK_MAX_KHZ", "device.sm_clock_max_khz", S::estimate, H::u32, U::khz, "api", kClockKhz, "SM clock, maximum"},
+    Quantity{"SM_CLOCK_KHZ", "device.sm_clock_khz", S::estimate, H::u32, U::khz, "warm-up", kClockKhz, "SM clock during the probe"},
+    Quantity{"MAX_THREADS_PER_SM", "sm.max_threads", S::estimate, H::u32, U::threads, "api", kThreadsPerSm, "threads per SM, at most"},
+    Quantity{"MAX_BLOCKS_PER_SM", "sm.max_blocks", S::estimate, H::u32, U::blocks, "api", kBlocksPerSm, "resident blocks per SM, at most"},
+    Quantity{"REGISTERS_PER_SM", "sm.registers", S::estimate, H::u32, U::registers, "api", kRegistersPerSm, "32-bit registers per SM"},
     // --- L1 data (ld.global.ca) ----------------------------------------------------------------
-    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, "bytes", "l1 size", kL1Bytes, "L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at)"},
-    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, "bytes", "l1 size", kL1Bytes, "L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks)"},
-    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, "bytes", "l1 carveouts", kL1Bytes, "L1 data, max-shared carveout (the probe's kernel, 32-thread blocks)"},
-    Quantity{"L1_LINE_BYTES", "caches.l1.line_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 line"},
-    Quantity{"L1_SECTOR_BYTES", "caches.l1.sector_bytes", S::estimate, H::u32, "bytes", "l1 path", kLine, "L1 fetch granularity"},
-    Quantity{"L1_LATENCY_CYCLES", "caches.l1.latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 hit latency"},
-    Quantity{"L1_MISS_LATENCY_CYCLES", "caches.l1.miss_latency_cycles", S::latency, H::u32, "cycles", "l1 path", kCycles, "L1 miss served by near L2"},
-    Quantity{"L1_MISS_PENALTY_CYCLES", "caches.l1.miss_penalty_cycles", S::estimate, H::u32, "cycles", "l1 path", kCycles, "L1 miss penalty (to L2)"},
-    Quantity{"L1_PER_SM", "caches.l1.per_sm", S::estimate, H::u32, "instances", "l1 path", kInstances, "L1 instances per SM"},
-    Quantity{"L1_SETS", "caches.l1.sets", S::estimate, H::u32, "sets", "-", {1, 1e6}, "L1 sets", "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count"},
-    Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, "ways", "-", {1, 1e6}, "L1 ways", "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)"},
-    Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
+    Quantity{"L1_SIZE_BYTES", "caches.l1.size_bytes", S::estimate, H::u64, U::bytes, "l1 size", kL1Bytes, "L1 data, max-L1 carveout (the probe's kernel, 32-thread blocks; others: l1_bytes_at)"},
+    Quantity{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "caches.l1.size_bytes_default_carveout", S::estimate, H::u64, U::bytes, "l1 size", kL1Bytes, "L1 data, carveout left to the driver (the probe's kernel, 32-thread blocks)"},
+    Quantity{"L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", "caches.l1.size_bytes_max_shared_carveout", S::estimate, H::u64, U::bytes, "l1 carveouts", kL1Bytes, "L1 data, max-shared carveout (the probe's kernel, 32-thread blocks)"},
+    Quantity{"L1_LINE_BYTES", "caches.l1.line_bytes", S::estimate, H::u32, U::bytes, "l1 path", kLine, "L1 line"},
+    Quantity{"L1_SECTOR_BYTES", "caches.l1.sector_bytes", S::estimate, H::u32, U::bytes, "l1 path", kLine, "L1 fetch granularity"},
+    Quantity{"L1_LATENCY_CYCLES", "caches.l1.latency_cycles", S::latency, H::u32, U::cycles, "l1 path", kCycles, "L1 hit latency"},
+    Quantity{"L1_MISS_LATENCY_CYCLES", "caches.l1.miss_latency_cycles", S::latency, H::u32, U::cycles, "l1 path", kCycles, "L1 miss served by near L2"},
+    Quantity{"L1_MISS_PENALTY_CYCLES", "caches.l1.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "l1 path", kCycles, "L1 miss penalty (to L2)"},
+    Quantity{"L1_PER_SM", "caches.l1.per_sm", S::estimate, H::u32, U::instances, "l1 path", kInstances, "L1 instances per SM"},
+    Quantity{"L1_SETS", "caches.l1.sets", S::estimate, H::u32, U::sets, "-", {1, 1e6}, "L1 sets", "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count"},
+    Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, U::ways, "-", {1, 1e6}, "L1 ways", "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)"},
+    Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
     // --- texture (tex1Dfetch) and read-only (ld.global.nc) paths, max-L1 carveout ---------------
-    Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kL1Bytes, "texture, max-L1 carveout"},
-    Quantity{"TEXTURE_LINE_BYTES", "caches.texture.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture line"},
-    Quantity{"TEXTURE_SECTOR_BYTES", "caches.texture.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "texture fetch granularity"},
-    Quantity{"TEXTURE_LATENCY_CYCLES", "caches.texture.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture hit latency"},
-    Quantity{"TEXTURE_MISS_LATENCY_CYCLES", "caches.texture.miss_latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "texture miss served by near L2"},
-    Quantity{"TEXTURE_MISS_PENALTY_CYCLES", "caches.texture.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "texture miss penalty (to L2)"},
-    Quantity{"TEXTURE_PER_SM", "caches.texture.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "texture instances per SM"},
-    Quantity{"READONLY_SIZE_BYTES", "caches.readonly.size_bytes", S::estimate, H::u64, "bytes", "texture readonly", kL1Bytes, "read-only, max-L1 carveout"},
-    Quantity{"READONLY_LINE_BYTES", "caches.readonly.line_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only line"},
-    Quantity{"READONLY_SECTOR_BYTES", "caches.readonly.sector_bytes", S::estimate, H::u32, "bytes", "texture readonly", kLine, "read-only fetch granularity"},
-    Quantity{"READONLY_LATENCY_CYCLES", "caches.readonly.latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "read-only hit latency"},
-    Quantity{"READONLY_MISS_LATENCY_CYCLES", "caches.readonly.miss_latency_cycles", S::latency, H::u32, "cycles", "texture readonly", kCycles, "read-only miss served by near L2"},
-    Quantity{"READONLY_MISS_PENALTY_CYCLES", "caches.readonly.miss_penalty_cycles", S::estimate, H::u32, "cycles", "texture readonly", kCycles, "read-only miss penalty (to L2)"},
-    Quantity{"READONLY_PER_SM", "caches.readonly.per_sm", S::estimate, H::u32, "instances", "texture readonly", kInstances, "read-only instances per SM"},
+    Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, U::bytes, "texture readonly", kL1Bytes, "texture, max-L1 carveout"},
+    Quantity{"TEXTURE_LINE_BYTES", "caches.texture.line_bytes", S::estimate, H::u32, U::bytes, "texture readonly", kLine, "texture line"},
+    Quantity{"TEXTURE_SECTOR_BYTES", "caches.texture.sector_bytes", S::estimate, H::u32, U::bytes, "texture readonly", kLine, "texture fetch granularity"},
+    Quantity{"TEXTURE_LATENCY_CYCLES", "caches.texture.latency_cycles", S::latency, H::u32, U::cycles, "texture readonly", kCycles, "texture hit latency"},
+    Quantity{"TEXTURE_MISS_LATENCY_CYCLES", "caches.texture.miss_latency_cycles", S::latency, H::u32, U::cycles, "texture readonly", kCycles, "texture miss served by near L2"},
+    Quantity{"TEXTURE_MISS_PENALTY_CYCLES", "caches.texture.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "texture readonly", kCycles, "texture miss penalty (to L2)"},
+    Quantity{"TEXTURE_PER_SM", "caches.texture.per_sm", S::estimate, H::u32, U::instances, "texture readonly", kInstances, "texture instances per SM"},
+    Quantity{"READONLY_SIZE_BYTES", "caches.readonly.size_bytes", S::estimate, H::u64, U::bytes, "texture readonly", kL1Bytes, "read-only, max-L1 carveout"},
+    Quantity{"READONLY_LINE_BYTES", "caches.readonly.line_bytes", S::estimate, H::u32, U::bytes, "texture readonly", kLine, "read-only line"},
+    Quantity{"READONLY_SECTOR_BYTES", "caches.readonly.sector_bytes", S::estimate, H::u32, U::bytes, "texture readonly", kLine, "read-only fetch granularity"},
+    Quantity{"READONLY_LATENCY_CYCLES", "caches.readonly.latency_cycles", S::latency, H::u32, U::cycles, "texture readonly", kCycles, "read-only hit latency"},
+    Quantity{"READONLY_MISS_LATENCY_CYCLES", "caches.readonly.miss_latency_cycles", S::latency, H::u32, U::cycles, "texture readonly", kCycles, "read-only miss served by near L2"},
+    Quantity{"READONLY_MISS_PENALTY_CYCLES", "caches.readonly.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "texture readonly", kCycles, "read-only miss penalty (to L2)"},
+    Quantity{"READONLY_PER_SM", "caches.readonly.per_sm", S::estimate, H::u32, U::instances, "texture readonly", kInstances, "read-only instances per SM"},
     // --- constant caches (ld.const) ---------------------------------------------------------------
-    Quantity{"CONSTANT_SIZE_BYTES", "caches.constant.size_bytes", S::estimate, H::u64, "bytes", "api", kConstantBytes, "constant memory"},
-    Quantity{"CONSTANT_L1_SIZE_BYTES", "caches.constant_l1.size_bytes", S::estimate, H::u64, "bytes", "constant caches", kBytes, "constant L1"},
-    Quantity{"CONSTANT_L1_LINE_BYTES", "caches.constant_l1.line_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 line"},
-    Quantity{"CONSTANT_L1_SECTOR_BYTES", "caches.constant_l1.sector_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1 fetch granularity"},
-    Quantity{"CONSTANT_L1_LATENCY_CYCLES", "caches.constant_l1.latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1 hit latency"},
-    Quantity{"CONSTANT_L1_MISS_PENALTY_CYCLES", "caches.constant_l1.miss_penalty_cycles", S::estimate, H::u32, "cycles", "constant caches", kCycles, "constant L1 miss penalty (to L1.5)"},
-    Quantity{"CONSTANT_L1_PER_SM", "caches.constant_l1.per_sm", S::estimate, H::u32, "instances", "constant caches", kInstances, "constant L1 instances per SM"},
-    Quantity{"CONSTANT_L15_SIZE_BYTES", "caches.constant_l15.size_bytes", S::estimate, H::u64, "bytes", "constant caches", kBytes, "constant L1.5"},
-    Quantity{"CONSTANT_L15_SECTOR_BYTES", "caches.constant_l15.sector_bytes", S::estimate, H::u32, "bytes", "constant caches", kLine, "constant L1.5 fetch granularity"},
-    Quantity{"CONSTANT_L15_LATENCY_CYCLES", "caches.constant_l15.latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 hit latency"},
-    Quantity{"CONSTANT_L15_MISS_LATENCY_CYCLES", "caches.constant_l15.miss_latency_cycles", S::latency, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss (first touch) latency"},
-    Quantity{"CONSTANT_L15_MISS_PENALTY_CYCLES", "caches.constant_l15.miss_penalty_cycles", S::estimate, H::u32, "cycles", "constant caches", kCycles, "constant L1.5 miss penalty (to L2)"},
+    Quantity{"CONSTANT_SIZE_BYTES", "caches.constant.size_bytes", S::estimate, H::u64, U::bytes, "api", kConstantBytes, "constant memory"},
+    Quantity{"CONSTANT_L1_SIZE_BYTES", "caches.constant_l1.size_bytes", S::estimate, H::u64, U::bytes, "constant caches", kBytes, "constant L1"},
+    Quantity{"CONSTANT_L1_LINE_BYTES", "caches.constant_l1.line_bytes", S::estimate, H::u32, U::bytes, "constant caches", kLine, "constant L1 line"},
+    Quantity{"CONSTANT_L1_SECTOR_BYTES", "caches.constant_l1.sector_bytes", S::estimate, H::u32, U::bytes, "constant caches", kLine, "constant L1 fetch granularity"},
+    Quantity{"CONSTANT_L1_LATENCY_CYCLES", "caches.constant_l1.latency_cycles", S::latency, H::u32, U::cycles, "constant caches", kCycles, "constant L1 hit latency"},
+    Quantity{"CONSTANT_L1_MISS_PENALTY_CYCLES", "caches.constant_l1.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "constant caches", kCycles, "constant L1 miss penalty (to L1.5)"},
+    Quantity{"CONSTANT_L1_PER_SM", "caches.constant_l1.per_sm", S::estimate, H::u32, U::instances, "constant caches", kInstances, "constant L1 instances per SM"},
+    Quantity{"CONSTANT_L15_SIZE_BYTES", "caches.constant_l15.size_bytes", S::estimate, H::u64, U::bytes, "constant caches", kBytes, "constant L1.5"},
+    Quantity{"CONSTANT_L15_SECTOR_BYTES", "caches.constant_l15.sector_bytes", S::estimate, H::u32, U::bytes, "constant caches", kLine, "constant L1.5 fetch granularity"},
+    Quantity{"CONSTANT_L15_LATENCY_CYCLES", "caches.constant_l15.latency_cycles", S::latency, H::u32, U::cycles, "constant caches", kCycles, "constant L1.5 hit latency"},
+    Quantity{"CONSTANT_L15_MISS_LATENCY_CYCLES", "caches.constant_l15.miss_latency_cycles", S::latency, H::u32, U::cycles, "constant caches", kCycles, "constant L1.5 miss (first touch) latency"},
+    Quantity{"CONSTANT_L15_MISS_PENALTY_CYCLES", "caches.constant_l15.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "constant caches", kCycles, "constant L1.5 miss penalty (to L2)"},
     // --- shared memory ----------------------------------------------------------------------------
-    Quantity{"SHARED_SIZE_PER_SM_BYTES", "caches.shared.size_bytes", S::estimate, H::u64, "bytes", "api", kSharedBytes, "shared memory per SM"},
-    Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, "bytes", "api", kSharedBytes, "shared memory per block (opt-in)"},
-    Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, "bytes", "api", kReservedSharedBytes, "shared memory the driver reserves per block"},
-    Quantity{"SHARED_LATENCY_CYCLES", "caches.shared.latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "shared memory load latency"},
-    Quantity{"SHARED_BANKS", "caches.shared.banks", S::estimate, H::u32, "banks", "shared banks", kSharedBanks, "shared memory banks"},
-    Quantity{"SHARED_BANK_BYTES", "caches.shared.bank_bytes", S::estimate, H::u32, "bytes", "shared banks", kSharedBankBytes, "shared memory bank width"},
-    Quantity{"SHARED_CONFLICT_LATENCY_CYCLES", "caches.shared.conflict_latency_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "latency added per extra way of a bank conflict"},
-    Quantity{"SHARED_CONFLICT_ISSUE_CYCLES", "caches.shared.conflict_issue_cycles", S::estimate, H::u32, "cycles", "shared banks", {0, 1e4}, "issue cycles added per extra way of a bank conflict"},
-    Quantity{"SHARED_BANDWIDTH_BYTES_PER_S", "caches.shared.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "shared memory load bandwidth, all SMs"},
+    Quantity{"SHARED_SIZE_PER_SM_BYTES", "caches.shared.size_bytes", S::estimate, H::u64, U::bytes, "api", kSharedBytes, "shared memory per SM"},
+    Quantity{"SHARED_PER_BLOCK_OPTIN_BYTES", "caches.shared.per_block_optin_bytes", S::estimate, H::u64, U::bytes, "api", kSharedBytes, "shared memory per block (opt-in)"},
+    Quantity{"SHARED_RESERVED_PER_BLOCK_BYTES", "caches.shared.reserved_per_block_bytes", S::estimate, H::u32, U::bytes, "api", kReservedSharedBytes, "shared memory the driver reserves per block"},
+    Quantity{"SHARED_LATENCY_CYCLES", "caches.shared.latency_cycles", S::latency, H::u32, U::cycles, "latencies", kCycles, "shared memory load latency"},
+    Quantity{"SHARED_BANKS", "caches.shared.banks", S::estimate, H::u32, U::banks, "shared banks", kSharedBanks, "shared memory banks"},
+    Quantity{"SHARED_BANK_BYTES", "caches.shared.bank_bytes", S::estimate, H::u32, U::bytes, "shared banks", kSharedBankBytes, "shared memory bank width"},
+    Quantity{"SHARED_CONFLICT_LATENCY_CYCLES", "caches.shared.conflict_latency_cycles", S::estimate, H::u32, U::cycles, "shared banks", {0, 1e4}, "latency added per extra way of a bank conflict"},
+    Quantity{"SHARED_CONFLICT_ISSUE_CYCLES", "caches.shared.conflict_issue_cycles", S::estimate, H::u32, U::cycles, "shared banks", {0, 1e4}, "issue cycles added per extra way of a bank conflict"},
+    Quantity{"SHARED_BANDWIDTH_BYTES_PER_S", "caches.shared.bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "bandwidths", kBandwidth, "shared memory load bandwidth, all SMs"},
     // --- L2 and DRAM --------------------------------------------------------------------------------
-    Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, "bytes", "api", kL2Bytes, "L2 total"},
-    Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, "bytes", "api", {0, kL2Bytes.max}, "L2 set-aside for persisting accesses, at most"},
-    Quantity{"L2_NEAR_SIZE_BYTES", "caches.l2.near_size_bytes", S::estimate, H::u64, "bytes", "l2 size", kBytes, "L2 an SM reuses at near latency"},
-    Quantity{"L2_LINE_BYTES", "caches.l2.line_bytes", S::estimate, H::u32, "bytes", "l2 line", kLine, "L2 line"},
-    Quantity{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", S::estimate, H::u32, "bytes", "latencies", kLine, "L2 fetch granularity from DRAM"},
-    Quantity{"L2_NEAR_LATENCY_CYCLES", "caches.l2.near_latency_cycles", S::latency, H::u32, "cycles", "latencies", kCycles, "L2 near hit latency"},
-    Quantity{"L2_FAR_LATENCY_CYCLES", "caches.l2.far_latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "L2 far hit latency"},
-    Quantity{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", S::estimate, H::u32, "cycles", "hierarchy curve", kCycles, "L2 near miss penalty (to DRAM)"},
-    Quantity{"L2_BANDWIDTH_BYTES_PER_S", "caches.l2.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "L2 read bandwidth, all SMs"},
-    Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, "bytes", "api", kDeviceMemoryBytes, "device memory"},
-    Quantity{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", S::latency, H::u32, "cycles", "hierarchy curve", kCycles, "DRAM load latency"},
-    Quantity{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "bandwidths", kBandwidth, "DRAM read bandwidth, all SMs"},
+    Quantity{"L2_SIZE_BYTES", "caches.l2.size_bytes", S::estimate, H::u64, U::bytes, "api", kL2Bytes, "L2 total"},
+    Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, U::bytes, "api", {0, kL2Bytes.max}, "L2 set-aside for persisting accesses, at most"},
+    Quantity{"L2_NEAR_SIZE_BYTES", "caches.l2.near_size_bytes", S::estimate, H::u64, U::bytes, "l2 size", kBytes, "L2 an SM reuses at near latency"},
+    Quantity{"L2_LINE_BYTES", "caches.l2.line_bytes", S::estimate, H::u32, U::bytes, "l2 line", kLine, "L2 line"},
+    Quantity{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", S::estimate, H::u32, U::bytes, "latencies", kLine, "L2 fetch granularity from DRAM"},
+    Quantity{"L2_NEAR_LATENCY_CYCLES", "caches.l2.near_latency_cycles", S::latency, H::u32, U::cycles, "latencies", kCycles, "L2 near hit latency"},
+    Quantity{"L2_FAR_LATENCY_CYCLES", "caches.l2.far_latency_cycles", S::latency, H::u32, U::cycles, "hierarchy curve", kCycles, "L2 far hit latency"},
+    Quantity{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "hierarchy curve", kCycles, "L2 near miss penalty (to DRAM)"},
+    Quantity{"L2_BANDWIDTH_BYTES_PER_S", "caches.l2.bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "bandwidths", kBandwidth, "L2 read bandwidth, all SMs"},
+    Quantity{"DRAM_SIZE_BYTES", "caches.dram.size_bytes", S::estimate, H::u64, U::bytes, "api", kDeviceMemoryBytes, "device memory"},
+    Quantity{"DRAM_LATENCY_CYCLES", "caches.dram.latency_cycles", S::latency, H::u32, U::cycles, "hierarchy curve", kCycles, "DRAM load latency"},
+    Quantity{"DRAM_BANDWIDTH_BYTES_PER_S", "caches.dram.bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "bandwidths", kBandwidth, "DRAM read bandwidth, all SMs"},
     // --- distributed shared memory (thread block clusters, cc >= 9.0) ------------------------------
-    Quantity{"CLUSTER_MAX_BLOCKS", "cluster.max_blocks", S::estimate, H::u32, "blocks", "dsmem", kClusterBlocks, "blocks per cluster, at most (non-portable sizes allowed)"},
-    Quantity{"DSMEM_LATENCY_CYCLES", "cluster.remote_latency_cycles", S::latency, H::u32, "cycles", "dsmem", kCycles, "load latency from another block's shared memory"},
-    Quantity{"DSMEM_BANDWIDTH_BYTES_PER_S", "cluster.remote_bandwidth_bytes_per_s", S::estimate, H::u64, "bytes/s", "dsmem", kBandwidth, "remote shared memory read bandwidth, all SMs"},
+    Quantity{"CLUSTER_MAX_BLOCKS", "cluster.max_blocks", S::estimate, H::u32, U::blocks, "dsmem", kClusterBlocks, "blocks per cluster, at most (non-portable sizes allowed)"},
+    Quantity{"DSMEM_LATENCY_CYCLES", "cluster.remote_latency_cycles", S::latency, H::u32, U::cycles, "dsmem", kCycles, "load latency from another block's shared memory"},
+    Quantity{"DSMEM_BANDWIDTH_BYTES_PER_S", "cluster.remote_bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "dsmem", kBandwidth, "remote shared memory read bandwidth, all SMs"},
     // --- address translation of cudaMalloc memory -----------------------------------------------------
-    Quantity{"TLB_ENTRIES", "tlb.entries", S::estimate, H::u32, "entries", "tlb", {1, 1e6}, "first TLB level entries (elements 64 MiB apart before one slows)"},
-    Quantity{"TLB_COVERAGE_BYTES", "tlb.coverage_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "memory one entry of the first TLB level maps"},
-    Quantity{"TLB_REACH_BYTES", "tlb.reach_bytes", S::estimate, H::u64, "bytes", "tlb", kBytes, "first TLB level reach (entries x coverage)"},
-    Quantity{"TLB_MISS_PENALTY_CYCLES", "tlb.miss_penalty_cycles", S::estimate, H::u32, "cycles", "tlb", kCycles, "latency added by a first-level TLB miss"},
-    Quantity{"PAGE_BYTES", "tlb.page_bytes", S::estimate, H::u64, "bytes", "-", kBytes, "page size the driver maps", "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size"},
+    Quantity{"TLB_ENTRIES", "tlb.entries", S::estimate, H::u32, U::entries, "tlb", {1, 1e6}, "first TLB level entries (elements 64 MiB apart before one slows)"},
+    Quantity{"TLB_COVERAGE_BYTES", "tlb.coverage_bytes", S::estimate, H::u64, U::bytes, "tlb", kBytes, "memory one entry of the first TLB level maps"},
+    Quantity{"TLB_REACH_BYTES", "tlb.reach_bytes", S::estimate, H::u64, U::bytes, "tlb", kBytes, "first TLB level reach (entries x coverage)"},
+    Quantity{"TLB_MISS_PENALTY_CYCLES", "tlb.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "tlb", kCycles, "latency added by a first-level TLB miss"},
+    Quantity{"PAGE_BYTES", "tlb.page_bytes", S::estimate, H::u64, U::bytes, "-", kBytes, "page size the driver maps", "latencies show what one TLB entry covers, not whether that is one page or several coalesced; the driver does not report its page size"},
     // --- which caches are one physical storage: 1 same, 0 separate ---------------------------------
-    Quantity{"L1_TEXTURE_SAME_STORAGE", "sharing.l1_texture", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and texture share storage"},
-    Quantity{"L1_READONLY_SAME_STORAGE", "sharing.l1_readonly", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and read-only share storage"},
-    Quantity{"TEXTURE_READONLY_SAME_STORAGE", "sharing.texture_readonly", S::estimate, H::flag, "bool", "sharing", kFlag, "texture and read-only share storage"},
-    Quantity{"L1_CONSTANT_L1_SAME_STORAGE", "sharing.l1_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "L1 and constant L1 share storage"},
-    Quantity{"TEXTURE_CONSTANT_L1_SAME_STORAGE", "sharing.texture_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "texture and constant L1 share storage"},
-    Quantity{"READONLY_CONSTANT_L1_SAME_STORAGE", "sharing.readonly_constant_l1", S::estimate, H::flag, "bool", "sharing", kFlag, "read-only and constant L1 share storage"},
+    Quantity{"L1_TEXTURE_SAME_STORAGE", "sharing.l1_texture", S::estimate, H::flag, U::flag, "sharing", kFlag, "L1 and texture share storage"},
+    Quantity{"L1_READONLY_SAME_STORAGE", "sharing.l1_readonly", S::estimate, H::flag, U::flag, "sharing", kFlag, "L1 and read-only share storage"},
+    Quantity{"TEXTURE_READONLY_SAME_STORAGE", "sharing.texture_readonly", S::estimate, H::flag, U::flag, "sharing", kFlag, "texture and read-only share storage"},
+    Quantity{"L1_CONSTANT_L1_SAME_STORAGE", "sharing.l1_constant_l1", S::estimate, H::flag, U::flag, "sharing", kFlag, "L1 and constant L1 share storage"},
+    Quantity{"TEXTURE_CONSTANT_L1_SAME_STORAGE", "sharing.texture_constant_l1", S::estimate, H::flag, U::flag, "sharing", kFlag, "texture and constant L1 share storage"},
+    Quantity{"READONLY_CONSTANT_L1_SAME_STORAGE", "sharing.readonly_constant_l1", S::estimate, H::flag, U::flag, "sharing", kFlag, "read-only and constant L1 share storage"},
 };
 // clang-format on
+
+// Whether another run on the same GPU must measure `q` alike: not what the CUDA
+// runtime reports (stage "api": equal by construction), nor a condition one run
+// met (the SM clock it got, which the warm-up stage measures). A re-measurement
+// and a node's common facts compare these, and only these.
+constexpr bool is_remeasurable(const Quantity& q) { return q.stage != "api" && q.stage != "warm-up"; }
 
 // Index of a quantity in kQuantities. consteval: a misspelt name in a stage
 // fails to compile.

@@ -17,7 +17,7 @@ double rounded(double v, int decimals) {
 Json estimate_json(const Quantity& q, const Estimate& e) {
     Json j = Json::object();
     j["value"] = e.value;
-    j["unit"] = q.unit;
+    j["unit"] = std::string(to_string(q.unit));
     j["source"] = to_string(e.source);
     j["method"] = e.method;
     j["confidence"] = rounded(e.confidence, 4);
@@ -41,7 +41,7 @@ Json latency_json(const Quantity& q, const LatencyEstimate& l, double clock_khz)
     if (clock_khz > 0) j["p50_ns"] = rounded(l.p50 / clock_khz * 1e6, 2);
     j["footprint_bytes"] = l.footprint_bytes;
     j["timer_uncertainty_cycles"] = rounded(l.timer_uncertainty_cycles, 2);
-    j["unit"] = q.unit;
+    j["unit"] = std::string(to_string(q.unit));
     j["source"] = "measured";
     j["method"] = l.method;
     j["confidence"] = rounded(l.confidence, 4);
@@ -149,7 +149,7 @@ Json to_json(const Spread& s) {
 Json unmeasured_json(const Quantity& q, const std::string& reason) {
     Json j = Json::object();
     j["value"] = nullptr;
-    j["unit"] = q.unit;
+    j["unit"] = std::string(to_string(q.unit));
     j["source"] = "unmeasured";
     j["reason"] = reason;
     return j;

@@ -24,6 +24,12 @@ std::string_view to_string(Source source) {
     return "measured";
 }
 
+std::optional<Source> source_from(std::string_view text) {
+    for (const Source s : {Source::api, Source::measured, Source::derived})
+        if (text == to_string(s)) return s;
+    return std::nullopt;
+}
+
 std::string_view to_string(KernelShared kind) {
     switch (kind) {
         case KernelShared::none: return "none";

@@ -18,6 +18,7 @@ namespace gpu_topology::model {
 
 enum class Source : std::uint8_t { api, measured, derived };
 std::string_view to_string(Source source);
+std::optional<Source> source_from(std::string_view text);  // nullopt for any other text
 
 // How much repeated measurements of one value differed.
 struct Spread {

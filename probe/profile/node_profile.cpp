@@ -137,8 +137,8 @@ public:
         const std::string at = path + "." + std::string(q.member);
         const Json* v = field(link, path, std::string(q.member).c_str(), "object");
         if (!v) return;
-        if (const Json* unit = field(*v, at, "unit", "string"); unit && unit->as_string() != q.unit)
-            fail(at + ".unit", "must be " + std::string(q.unit), unit);
+        if (const Json* unit = field(*v, at, "unit", "string"); unit && unit->as_string() != to_string(q.unit))
+            fail(at + ".unit", "must be " + std::string(to_string(q.unit)), unit);
         const Json* number_node = v->find("value");
         if (number_node && number_node->is_null()) {
             text(*v, at, "reason", true);
@@ -235,7 +235,7 @@ NodeFacts node_facts(const Json& document) {
         if (name_a != name_b) result.model_differences.push_back(device(i) + ": model " + name_b + ", device 0: " + name_a);
         for (const auto& q : model::kQuantities) {
             const auto x = read_quantity(first, q), y = read_quantity(devices[i], q);
-            if (x.value && y.value && (x.source == "api" || y.source == "api") && *x.value != *y.value)
+            if (x.value && y.value && (x.source == model::Source::api || y.source == model::Source::api) && *x.value != *y.value)
                 result.model_differences.push_back(device(i) + ": " + std::string(q.name) + " " + format_number(*y.value) +
                                                    ", device 0: " + format_number(*x.value) +
                                                    " (reported by the CUDA runtime)");
@@ -245,7 +245,7 @@ NodeFacts node_facts(const Json& document) {
 
     result.facts = first;
     for (const auto& q : model::kQuantities) {
-        if (q.stage == "api" || q.stage == "warm-up") continue;  // facts, or the clock a run happened to get
+        if (!model::is_remeasurable(q)) continue;
         if (!read_quantity(first, q).value) continue;               // unmeasured already
         // What any device does not vouch for, the common facts do not vouch for either.
         std::string doubts;

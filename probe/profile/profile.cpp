@@ -26,13 +26,11 @@ Value read_quantity(const Json& profile, const Quantity& q) {
     Value v;
     const Json* node = profile.at_path(q.path);
     if (q.shape == Shape::fact) {
-        v.source = "api";
-        if (node && node->is_number()) v.value = node->as_number();
-        else v.source = "unmeasured", v.reason = "absent from the profile";
+        if (node && node->is_number()) v.value = node->as_number(), v.source = model::Source::api;
+        else v.reason = "absent from the profile";
         return v;
     }
     if (!node || !node->is_object()) {
-        v.source = "unmeasured";
         const Json* version = profile.at_path("probe.version");
         v.reason = "not in this profile: the probe that wrote it" +
                    (version && version->is_string() ? " (version " + version->as_string() + ")" : std::string()) +
@@ -43,12 +41,12 @@ Value read_quantity(const Json& profile, const Quantity& q) {
         const Json* s = node->find(key);
         return s && s->is_string() ? s->as_string() : std::string{};
     };
-    v.source = text("source");
+    v.source = model::source_from(text("source"));  // "unmeasured" (or anything else): none
     v.reason = text("reason");
     v.doubt = text("doubt");
     if (const Json* c = node->find("confidence"); c && c->is_number()) v.confidence = c->as_number();
     const Json* number = node->find(q.shape == Shape::latency ? "p50" : "value");
-    if (v.source != "unmeasured" && number && number->is_number()) v.value = number->as_number();
+    if (v.source && number && number->is_number()) v.value = number->as_number();
     v.lower_bound = text("bound") == "lower";
     return v;
 }
@@ -67,8 +65,6 @@ bool is_power_of_two(double v) {
     const auto n = static_cast<unsigned long long>(v);
     return (n & (n - 1)) == 0;
 }
-// Units whose values are counts: they must be whole numbers. Cycles may be fractional (medians).
-bool whole_unit(std::string_view unit) { return unit != "cycles"; }
 
 class Checker {
 public:
@@ -123,7 +119,7 @@ public:
         if (!std::isfinite(v) || v < q.rule.min || v > std::min(q.rule.max, type_max))
             return fail(path, "must lie in [" + format_number(q.rule.min) + ", " +
                                   format_number(std::min(q.rule.max, type_max)) + "]", n);
-        if (whole_unit(q.unit) && !is_integer(v)) return fail(path, "must be a whole number", n);
+        if (model::is_whole(q.unit) && !is_integer(v)) return fail(path, "must be a whole number", n);
         if (q.rule.power_of_two && !is_power_of_two(v)) fail(path, "must be a power of two", n);
     }
     void quantity(const Quantity& q) {
@@ -139,8 +135,8 @@ public:
         if (!node) return;
         const std::string p(q.path);
         const Json* unit = node->find("unit");
-        if (!unit || !unit->is_string() || unit->as_string() != q.unit)
-            fail(p + ".unit", "expected \"" + std::string(q.unit) + "\"", unit);
+        if (!unit || !unit->is_string() || unit->as_string() != to_string(q.unit))
+            fail(p + ".unit", "expected \"" + std::string(to_string(q.unit)) + "\"", unit);
         const Json* source = node->find("source");
         const std::string s = source && source->is_string() ? source->as_string() : "";
         if (s == "unmeasured") {

@@ -5,6 +5,7 @@
 // type, range and physical sense, and every string for characters that could
 // turn data into code, before anything is rendered.
 #include "../model/quantities.hpp"
+#include "../model/topology.hpp"
 #include "../util/json.hpp"
 #include "../util/text.hpp"
 
@@ -41,7 +42,7 @@ RowKernel kernel_of(const Json& carveout_row);
 
 struct Value {
     std::optional<double> value;  // nullopt when unmeasured
-    std::string source;           // api | measured | derived | unmeasured
+    std::optional<model::Source> source;  // nullopt: unmeasured
     std::string reason;           // why unmeasured, or what hides a bound
     bool lower_bound = false;     // the value is a lower bound ("bound": "lower")
     std::string doubt;            // measured but not vouched for, and why

@@ -65,8 +65,8 @@ std::string human_value(const Json& link, const model::LinkQuantity& q) {
         return "not measured (" + (reason && reason->is_string() ? reason->as_string() : std::string("absent")) + ")";
     }
     const double x = number->as_number();
-    if (q.unit == "bytes/s") return util::format_bandwidth(x);
-    return util::format_fixed(x, 0) + " " + std::string(q.unit);
+    if (q.unit == model::Unit::bytes_per_s) return util::format_bandwidth(x);
+    return util::format_fixed(x, 0) + " " + std::string(to_string(q.unit));
 }
 
 }  // namespace

@@ -181,10 +181,10 @@ LinkReading read_link(const Json& link) {
 
 std::string format_seconds(double s) { return compact(s) + " s"; }
 
-std::string format_link_value(std::string_view unit, double v) {
-    if (unit == "bytes/s") return format_bandwidth(v);
+std::string format_link_value(model::Unit unit, double v) {
+    if (unit == model::Unit::bytes_per_s) return format_bandwidth(v);
     // Latencies: whole nanoseconds or cycles read best ("1234 ns"); a tenth below 100.
-    return fixed(v, v >= 100 ? 0 : 1) + " " + std::string(unit);
+    return fixed(v, v >= 100 ? 0 : 1) + " " + std::string(to_string(unit));
 }
 
 std::string count(double n) { return fixed(n, 0); }
@@ -267,7 +267,7 @@ std::string shown(const profile::Value& v, Formatter format) {
 std::string describe(const model::Quantity& q, const profile::Value& v, Formatter format) {
     std::string s = std::string(q.name) + " (" + std::string(q.label) + "): " + shown(v, format);
     if (!v.value) return s + (v.reason.empty() ? "" : ": " + v.reason);
-    if (!v.source.empty()) s += ", " + v.source;
+    if (v.source) s += ", " + std::string(to_string(*v.source));
     if (v.lower_bound && !v.reason.empty()) s += "; a lower bound: " + v.reason;
     if (!v.doubt.empty()) s += "; not vouched for: " + v.doubt;
     return s;

@@ -52,8 +52,8 @@ std::string cxx_literal(const Quantity& q, double value) {
     return integer(value);
 }
 
-std::string_view cxx_source(const std::string& source) {
-    return source == "api" ? "source::api" : source == "derived" ? "source::derived" : "source::measured";
+std::string_view cxx_source(std::optional<model::Source> source) {
+    return source == model::Source::api ? "source::api" : source == model::Source::derived ? "source::derived" : "source::measured";
 }
 
 // The objects of the header, in the order the list first names them.
@@ -91,7 +91,7 @@ std::string facts(const Json& root) {
             if (q.object() != object) continue;
             const auto v = profile::read_quantity(root, q);
             const std::string member(q.member());
-            const std::string label = "  // " + std::string(q.label) + (q.unit.empty() ? "" : ", " + std::string(q.unit));
+            const std::string label = "  // " + std::string(q.label) + (q.unit == model::Unit::none ? "" : ", " + std::string(to_string(q.unit)));
             if (v.value) {
                 members += "    known<" + std::string(cxx_type(q.type)) + "> " + member + ";" + label + "\n";
                 values += std::string(values.empty() ? "" : ",\n") + "    {" + cxx_literal(q, *v.value) + ", " +
@@ -201,20 +201,13 @@ std::map<std::string, std::string> substitutions(const Json& document, const Ren
 // The table's sizes and rates carry a digit more than the pictures' (27.25 MiB).
 constexpr int kTableDigits = 4;
 
-std::string human(double value, std::string_view unit) {
-    if (unit == "bytes") return util::format_bytes(value, kTableDigits);
-    if (unit == "bytes/s") return util::format_bandwidth(value, kTableDigits);
-    char text[64];
-    if (unit == "bool") {
-        std::snprintf(text, sizeof text, "%s", value != 0 ? "yes" : "no");
-    } else if (unit == "kHz") {
-        std::snprintf(text, sizeof text, "%.0f MHz", value / 1000);
-    } else if (unit.empty()) {
-        std::snprintf(text, sizeof text, "%.0f", value);
-    } else {
-        std::snprintf(text, sizeof text, "%.0f %s", value, std::string(unit).c_str());
-    }
-    return text;
+std::string human(double value, model::Unit unit) {
+    if (unit == model::Unit::bytes) return util::format_bytes(value, kTableDigits);
+    if (unit == model::Unit::bytes_per_s) return util::format_bandwidth(value, kTableDigits);
+    if (unit == model::Unit::flag) return value != 0 ? "yes" : "no";
+    if (unit == model::Unit::khz) return util::format_fixed(value / 1000, 0) + " MHz";
+    if (unit == model::Unit::none) return util::format_fixed(value, 0);
+    return util::format_fixed(value, 0) + " " + std::string(to_string(unit));
 }
 
 // `text` followed by spaces up to `width` characters (not bytes: a label may hold UTF-8).
@@ -237,7 +230,7 @@ std::string table_line(const Json& root, const Quantity& q) {
         const Json* ns = root.at_path(std::string(q.path) + ".p50_ns");
         if (ns && ns->is_number()) value += " (" + integer(ns->as_number()) + " ns)";
     }
-    std::string origin = v.value ? v.source : "";
+    std::string origin = v.value && v.source ? std::string(to_string(*v.source)) : "";
     if (!v.doubt.empty()) origin += ", NOT VOUCHED FOR: " + cut(v.doubt);
     return "  " + padded(std::string(q.label), 44) + " " + padded(value, 22) + " " + origin + "\n";
 }
@@ -381,7 +374,7 @@ std::string render_quantity_docs() {
         std::string rule = "[" + util::format_number(q.rule.min) + ", " + util::format_number(q.rule.max) + "]";
         if (q.rule.power_of_two) rule += ", power of two";
         out += "| `" + std::string(q.name) + "` | `" + std::string(q.object()) + "." + std::string(q.member()) + "` (" +
-               std::string(cxx_type(q.type)) + ") | `" + std::string(q.path) + "` | " + std::string(q.unit) + " | " +
+               std::string(cxx_type(q.type)) + ") | `" + std::string(q.path) + "` | " + std::string(to_string(q.unit)) + " | " +
                rule + " | " + std::string(q.stage) + " | " + std::string(q.label) + " |\n";
     }
     out += "\n## Relations\n\nChecked whenever both values are known; a profile that breaks one is refused.\n\n";

@@ -96,7 +96,7 @@ std::string describe(const Reading& r, Formatter format) {
     const Value& v = r.value;
     std::string s = std::string(r.quantity->name) + " (" + std::string(r.quantity->label) + "): ";
     if (!v.value) return s + "unmeasured" + (v.reason.empty() ? "" : ": " + v.reason);
-    s += shown(v, format) + ", " + v.source + ", confidence " + fixed(v.confidence, 4);
+    s += shown(v, format) + ", " + std::string(v.source ? to_string(*v.source) : "") + ", confidence " + fixed(v.confidence, 4);
     if (v.lower_bound) s += "; a lower bound" + (v.reason.empty() ? "" : ": " + v.reason);
     if (!v.doubt.empty()) s += "; not vouched for: " + v.doubt;
     return s;

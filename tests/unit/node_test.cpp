@@ -34,7 +34,7 @@ model::Link synthetic_link(int from, int to) {
     link.route = {.peer_access = true, .performance_rank = 0, .native_atomics = true, .transport = "nvlink",
                   .nvlinks = 18, .nominal_bytes_per_s = 450e9, .route_source = "test input"};
     for (std::size_t i = 0; i < link.values.size(); ++i) {
-        const double typical = model::kLinkQuantities[i].unit == "bytes/s" ? 300e9 : 1000;
+        const double typical = model::kLinkQuantities[i].unit == model::Unit::bytes_per_s ? 300e9 : 1000;
         link.values[i] = {.value = typical, .spread = {0.9 * typical, 1.1 * typical, 5}};
     }
     link.values[model::link_quantity_index("load_latency_ns")].value.reset();
@@ -157,7 +157,7 @@ TEST(Node, TwoCardsOfOneModelShareEveryFact) {
     std::size_t moved = 0;
     for (const auto& q : model::kQuantities) {
         const auto v = profile::read_quantity(second, q);
-        if (!v.value || v.source == "api" || q.stage == "warm-up") continue;
+        if (!v.value || v.source == model::Source::api || !model::is_remeasurable(q)) continue;
         const double shift = model::agreement_tolerance(q, *v.value) / 2;
         if (shift < 1) continue;
         second.path_to(q.path)[q.shape == model::Shape::latency ? "p50" : "value"] = std::floor(*v.value + shift);
