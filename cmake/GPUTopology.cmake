@@ -371,19 +371,29 @@ function(_gpu_topology_measure device probe_args architectures profile_var busy_
 endfunction()
 
 # Writes <output_dir>/gpu_topology.hpp and <vars> from `profile`: a copy of the
-# package's pre-rendered files for a stored profile, else the probe renders;
-# <table_var>: the whole table, when asked for and there is a probe to print it.
+# package's pre-rendered files for a stored profile they were rendered from,
+# else the probe renders (and so validates); <table_var>: the whole table, when
+# asked for and there is a probe to print it.
 function(_gpu_topology_render profile source output_dir vars want_table table_var)
   get_filename_component(stem "${profile}" NAME_WE)
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
   set(rendered "${package_dir}/generated/${stem}")
   get_filename_component(profile_dir "${profile}" DIRECTORY)
   set(${table_var} "" PARENT_SCOPE)
-  if(source MATCHES "^stored:" AND profile_dir STREQUAL "${package_dir}/generated/profiles"
+  # The regenerate step (cmake/GPUTopologyRegenerate.cmake) rendered, so validated, the
+  # profile whose hash it wrote beside the copies; any other profile is rendered here.
+  set(rendered_from "")
+  if(EXISTS "${rendered}/profile.sha256")
+    file(STRINGS "${rendered}/profile.sha256" rendered_from LIMIT_COUNT 1)
+  endif()
+  if(source MATCHES "^stored:" AND profile_dir STREQUAL "${package_dir}/generated/profiles" AND rendered_from
      AND EXISTS "${rendered}/gpu_topology.hpp" AND EXISTS "${rendered}/gpu_topology_vars.cmake")
-    file(COPY_FILE "${rendered}/gpu_topology.hpp" "${output_dir}/gpu_topology.hpp" ONLY_IF_DIFFERENT)
-    file(COPY_FILE "${rendered}/gpu_topology_vars.cmake" "${vars}" ONLY_IF_DIFFERENT)
-    return()
+    file(SHA256 "${profile}" hash)
+    if(hash STREQUAL rendered_from)
+      file(COPY_FILE "${rendered}/gpu_topology.hpp" "${output_dir}/gpu_topology.hpp" ONLY_IF_DIFFERENT)
+      file(COPY_FILE "${rendered}/gpu_topology_vars.cmake" "${vars}" ONLY_IF_DIFFERENT)
+      return()
+    endif()
   endif()
   _gpu_topology_probe(renders probe)
   set(table "")

@@ -305,6 +305,22 @@ endfunction()
         -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DGPU_TOPOLOGY_PROBE_CUDA=OFF)
     run(fail "${CMAKE_COMMAND}" --install "${WORK}/unbuilt" --prefix "${WORK}/unbuilt-prefix")
     expect_in("${output}" "GPUTopology: nothing to install yet: build first (cmake --build ${WORK}/unbuilt)")
+    # The pre-rendered header is copied only for the profile it was rendered from. An
+    # installed profile edited since is rendered again (a valid edit shows in the header)
+    # and so validated (an invalid one stops the configure, naming the field).
+    set(installed_profile "${WORK}/prefix/share/GPUTopology/generated/profiles/nvidia-h200.json")
+    file(READ "${installed_profile}" json)
+    string(JSON json SET "${json}" device name "\"NVIDIA H200 (edited)\"")
+    file(WRITE "${installed_profile}" "${json}")
+    run(ok "${CMAKE_COMMAND}" -S "${example}" -B "${WORK}/edited" -G "${GENERATOR}" -DCMAKE_PREFIX_PATH=${WORK}/prefix
+        ${stored_arg})
+    file(READ "${WORK}/edited/gpu_topology/minimal/gpu_topology.hpp" header)
+    expect_in("${header}" "#define GPU_TOPOLOGY_DEVICE_NAME \"NVIDIA H200 (edited)\"")
+    string(JSON json SET "${json}" caches l1 size_bytes value "\"big\"")
+    file(WRITE "${installed_profile}" "${json}")
+    run(fail "${CMAKE_COMMAND}" -S "${example}" -B "${WORK}/edited-invalid" -G "${GENERATOR}"
+        -DCMAKE_PREFIX_PATH=${WORK}/prefix ${stored_arg})
+    expect_in("${output}" "nvidia-h200.json: invalid profile" "caches.l1.size_bytes.value: expected number")
   endif()
 
 elseif(MODE STREQUAL "no_gpu")
