@@ -43,6 +43,7 @@ TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
     EXPECT_EQ(engine.calls_replayed(), engine.calls_recorded()) << "the probe made fewer calls than were recorded";
     EXPECT_TRUE(profile::validate(replayed).empty());
     for (const auto& q : model::kQuantities) {
+        if (!recorded.at_path(q.path)) continue;  // newer than the recording: nothing to compare it with
         const auto want = profile::read_quantity(recorded, q), got = profile::read_quantity(replayed, q);
         EXPECT_EQ(got.value, want.value) << q.name;
         EXPECT_EQ(got.source, want.source) << q.name;
