@@ -241,15 +241,12 @@ function(_gpu_topology_lock_dir out_var)
   set(${out_var} "${state}" PARENT_SCOPE)
 endfunction()
 
-# Measures device `device` (an index, or ALL: every device and the links
-# between them, into one node profile), or reuses this build tree's
-# measurement of it, into <profile_var>; sets <busy_var> when a GPU was busy,
-# and <no_gpu_var> to why, when the probe finds no usable GPU after all (exit
-# 77: a driver too old, a device that is not there): the caller's policy decides.
-function(_gpu_topology_measure device probe_args architectures profile_var busy_var no_gpu_var)
+# Who the probe finds at `device` (an index or ALL): <identity_var> its JSON, <uuids_var>
+# every device's UUID, <name_var> the model, <what_var> for messages; <no_gpu_var>
+# why there is none usable ("" when there is). A GPU that is there but cannot be
+# probed stops the configure.
+function(_gpu_topology_identify probe device identity_var uuids_var name_var what_var no_gpu_var)
   set(${no_gpu_var} "" PARENT_SCOPE)
-  set(${busy_var} FALSE PARENT_SCOPE)
-  _gpu_topology_probe(measures probe ARCHITECTURES ${architectures})
   if(device STREQUAL "ALL")
     set(which --all-devices)
   else()
@@ -265,7 +262,7 @@ function(_gpu_topology_measure device probe_args architectures profile_var busy_
     message(FATAL_ERROR "GPUTopology: a GPU is present, but device ${device} cannot be probed (${rc}): ${why}\n"
                         "Set GPU_TOPOLOGY_DEVICE to another device, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
   endif()
-  # One identity, or a list of them (ALL): every device's UUID is locked below.
+  # One identity, or a list of them (ALL).
   set(uuids "")
   if(device STREQUAL "ALL")
     string(JSON count LENGTH "${identity}")
@@ -285,47 +282,44 @@ function(_gpu_topology_measure device probe_args architectures profile_var busy_
     set(uuids "${uuid}")
     set(what "device ${device}, ${uuid}")
   endif()
-  # The cache key: device identity + driver + runtime + probe version + what was asked.
-  string(SHA256 key "${identity};${probe_args}")
-  string(SUBSTRING "${key}" 0 16 key)
-  _gpu_topology_state_dir(state)
-  set(profile "${state}/profile-${key}.json")
+  set(${identity_var} "${identity}" PARENT_SCOPE)
+  set(${uuids_var} "${uuids}" PARENT_SCOPE)
+  set(${name_var} "${name}" PARENT_SCOPE)
+  set(${what_var} "${what}" PARENT_SCOPE)
+endfunction()
 
-  # Configures on one machine never measure one GPU at the same time, in one
-  # order everywhere (sorted), so two that lock several never wait on each other in a circle.
-  _gpu_topology_lock_dir(lock_dir)
-  list(SORT uuids)
-  foreach(locked_uuid IN LISTS uuids)
-    string(MAKE_C_IDENTIFIER "${locked_uuid}" lock_name)
-    set(lock "${lock_dir}/${lock_name}.lock")
-    # file(LOCK) stops the configure when it cannot create the file: try that in a child process first.
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E touch "${lock}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-    if(NOT rc EQUAL 0)
-      message(WARNING "GPUTopology: cannot use the lock ${lock}; this probe of ${locked_uuid} does not wait for "
-                      "others (set GPU_TOPOLOGY_LOCK_DIR to a directory of yours)")
-      continue()
-    endif()
-    file(LOCK "${lock}" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}" RESULT_VARIABLE locked)
-    if(NOT locked EQUAL 0)
-      message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${locked_uuid} "
-                          "(${lock}): ${locked}")
-    endif()
-  endforeach()
-
-  if(EXISTS "${profile}" AND NOT GPU_TOPOLOGY_REPROBE)
-    execute_process(COMMAND "${probe}" validate "${profile}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
-    if(rc EQUAL 0)
-      message(STATUS "GPUTopology: ${name}: this build tree's measurement (GPU_TOPOLOGY_REPROBE=ON measures again)")
-      message(VERBOSE "GPUTopology: the measurement: ${profile}")
-      set(${profile_var} "${profile}" PARENT_SCOPE)
-      return()
-    endif()
-    string(STRIP "${why}" why)
-    message(WARNING "GPUTopology: the cached profile is corrupt, so the GPU is measured again:\n${why}")
-    file(REMOVE "${profile}")
+# This build tree's measurement `profile` when it is there, valid and not to be
+# measured again (GPU_TOPOLOGY_REPROBE); a corrupt one is removed, with a warning.
+function(_gpu_topology_cached_measurement probe profile name out_var)
+  set(${out_var} FALSE PARENT_SCOPE)
+  if(NOT EXISTS "${profile}" OR GPU_TOPOLOGY_REPROBE)
+    return()
   endif()
+  execute_process(COMMAND "${probe}" validate "${profile}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
+  if(rc EQUAL 0)
+    message(STATUS "GPUTopology: ${name}: this build tree's measurement (GPU_TOPOLOGY_REPROBE=ON measures again)")
+    message(VERBOSE "GPUTopology: the measurement: ${profile}")
+    set(${out_var} TRUE PARENT_SCOPE)
+    return()
+  endif()
+  string(STRIP "${why}" why)
+  message(WARNING "GPUTopology: the cached profile is corrupt, so the GPU is measured again:\n${why}")
+  file(REMOVE "${profile}")
+endfunction()
 
-  set(measured "${state}/measuring-${key}.json")
+# Runs the probe on `device` into `measured` and, when the GPU was quiet, keeps the
+# result as `profile` (this build tree's measurement), with its picture beside it.
+# <profile_var>: the profile to render; <busy_var>, <no_gpu_var> as _gpu_topology_measure.
+function(_gpu_topology_run_probe probe device probe_args name what measured profile profile_var busy_var no_gpu_var)
+  set(${busy_var} FALSE PARENT_SCOPE)
+  set(${no_gpu_var} "" PARENT_SCOPE)
+  set(${profile_var} "" PARENT_SCOPE)
+  if(device STREQUAL "ALL")
+    set(which --all-devices)
+  else()
+    set(which --device "${device}")
+  endif()
+  _gpu_topology_state_dir(state)
   # A stored profile of this model tells the probe how long its reference work
   # takes on a quiet GPU, so work already running when it starts is seen too.
   _gpu_topology_stored_profile_of("${name}" quiet_reference)
@@ -368,6 +362,62 @@ function(_gpu_topology_measure device probe_args architectures profile_var busy_
     file(RENAME "${measured_picture}" "${picture}")
   endif()
   set(${profile_var} "${profile}" PARENT_SCOPE)
+endfunction()
+
+# Measures device `device` (an index, or ALL: every device and the links between
+# them, into one node profile) with the probe built for `architectures`, or reuses
+# this build tree's measurement of the same devices, driver, runtime, probe and
+# options, into <profile_var>; sets <busy_var> when a GPU was busy (then nothing is
+# cached), and <no_gpu_var> to why, when the probe finds no usable GPU after all
+# (exit 77: a driver too old, a device that is not there): the caller's policy decides.
+function(_gpu_topology_measure device probe_args architectures profile_var busy_var no_gpu_var)
+  set(${no_gpu_var} "" PARENT_SCOPE)
+  set(${busy_var} FALSE PARENT_SCOPE)
+  _gpu_topology_probe(measures probe ARCHITECTURES ${architectures})
+  _gpu_topology_identify("${probe}" "${device}" identity uuids name what no_gpu)
+  if(NOT no_gpu STREQUAL "")
+    set(${no_gpu_var} "${no_gpu}" PARENT_SCOPE)
+    return()
+  endif()
+  # The cache key: device identity + driver + runtime + probe version + what was asked.
+  string(SHA256 key "${identity};${probe_args}")
+  string(SUBSTRING "${key}" 0 16 key)
+  _gpu_topology_state_dir(state)
+  set(profile "${state}/profile-${key}.json")
+
+  # Configures on one machine never measure one GPU at the same time, in one
+  # order everywhere (sorted), so two that lock several never wait on each other
+  # in a circle. The locks hold until this function returns (GUARD FUNCTION).
+  _gpu_topology_lock_dir(lock_dir)
+  list(SORT uuids)
+  foreach(locked_uuid IN LISTS uuids)
+    string(MAKE_C_IDENTIFIER "${locked_uuid}" lock_name)
+    set(lock "${lock_dir}/${lock_name}.lock")
+    # file(LOCK) stops the configure when it cannot create the file: try that in a child process first.
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E touch "${lock}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(NOT rc EQUAL 0)
+      message(WARNING "GPUTopology: cannot use the lock ${lock}; this probe of ${locked_uuid} does not wait for "
+                      "others (set GPU_TOPOLOGY_LOCK_DIR to a directory of yours)")
+      continue()
+    endif()
+    file(LOCK "${lock}" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}" RESULT_VARIABLE locked)
+    if(NOT locked EQUAL 0)
+      message(FATAL_ERROR "GPUTopology: waited ${GPU_TOPOLOGY_PROBE_TIMEOUT} s for another probe of ${locked_uuid} "
+                          "(${lock}): ${locked}")
+    endif()
+  endforeach()
+
+  _gpu_topology_cached_measurement("${probe}" "${profile}" "${name}" cached)
+  if(cached)
+    set(${profile_var} "${profile}" PARENT_SCOPE)
+    return()
+  endif()
+
+  _gpu_topology_run_probe("${probe}" "${device}" "${probe_args}" "${name}" "${what}" "${state}/measuring-${key}.json"
+                          "${profile}" measured busy no_gpu)
+  set(${profile_var} "${measured}" PARENT_SCOPE)
+  set(${busy_var} "${busy}" PARENT_SCOPE)
+  set(${no_gpu_var} "${no_gpu}" PARENT_SCOPE)
 endfunction()
 
 # Writes <output_dir>/gpu_topology.hpp and <vars> from `profile`: a copy of the
@@ -494,8 +544,10 @@ endfunction()
 
 # --- the public functions ------------------------------------------------------------
 
-function(gpu_topology_generate)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;DEVICES;PROFILE;OUTPUT_DIR" "TARGET")
+# gpu_topology_generate's arguments, checked and defaulted in the caller's scope:
+# ARG_NAME (and `named_by`, how it was chosen), ARG_DEVICE (an index or ALL),
+# ARG_PROFILE and `output_dir`.
+macro(_gpu_topology_generate_arguments)
   # Never if(<value>) on what the caller wrote: a NAME, a TARGET or a stray word may be "N" or "OFF".
   if(DEFINED ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gpu_topology_generate: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -544,24 +596,24 @@ function(gpu_topology_generate)
     set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/gpu_topology/${ARG_NAME}")
   endif()
   get_filename_component(output_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-  _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
-  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
-  _gpu_topology_probe_arguments(probe_args)
-  _gpu_topology_state_dir(state)
-  file(MAKE_DIRECTORY "${state}" "${output_dir}")
+endmacro()
 
-  # The profile: one named (on purpose: a status line), this GPU's measurement, or,
-  # without a usable GPU and by GPU_TOPOLOGY_ON_NO_GPU, the default stored one (a warning).
+# The profile a call renders: one it names (on purpose: a status line), this GPU's
+# measurement, or, without a usable GPU and by GPU_TOPOLOGY_ON_NO_GPU, the default
+# stored one (a warning). <source_var>: "measured" or "stored:<file>"; <busy_var>:
+# whether the probe saw other work on the GPU.
+function(_gpu_topology_choose_profile name device profile_option probe_args profile_var source_var busy_var)
+  _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
   set(chosen "")
   set(fallback "")
   set(busy FALSE)
-  if(NOT "${ARG_PROFILE}" STREQUAL "")
-    _gpu_topology_resolve_profile("${ARG_PROFILE}" profile)
+  if(NOT "${profile_option}" STREQUAL "")
+    _gpu_topology_resolve_profile("${profile_option}" profile)
     set(chosen "GPU_TOPOLOGY_PROFILE/PROFILE names it")
   else()
     _gpu_topology_gpus_here(no_gpu architectures)
     if(no_gpu STREQUAL "")
-      _gpu_topology_measure("${ARG_DEVICE}" "${probe_args}" "${architectures}" profile busy no_gpu)
+      _gpu_topology_measure("${device}" "${probe_args}" "${architectures}" profile busy no_gpu)
     endif()
     if(NOT no_gpu STREQUAL "")
       if(on_no_gpu STREQUAL "error")
@@ -575,7 +627,7 @@ function(gpu_topology_generate)
   if(NOT chosen STREQUAL "" OR NOT fallback STREQUAL "")
     get_filename_component(file_name "${profile}" NAME)
     set(source "stored:${file_name}")
-    string(CONCAT stored_text "GPUTopology: gpu_topology.hpp (${ARG_NAME}) describes the GPU of the stored profile "
+    string(CONCAT stored_text "GPUTopology: gpu_topology.hpp (${name}) describes the GPU of the stored profile "
                               "${profile}, not one measured here (${chosen}${fallback}). gpu_topology::identity.stored "
                               "is true, and gpu_topology_add_tests() fails on a GPU that differs from it.")
     if(NOT chosen STREQUAL "")
@@ -584,47 +636,42 @@ function(gpu_topology_generate)
       message(WARNING "${stored_text}")
     endif()
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
-  # The GPUs of a node measured here, for CTest to hand out to tests.
-  set(resource_spec "")
-  set(resource_ids "")
-  if(ARG_DEVICE STREQUAL "ALL")
-    if(source STREQUAL "measured")
-      _gpu_topology_resource_spec("${profile}" resource_spec resource_ids)
-    endif()
-    _gpu_topology_use_resource_spec("${resource_spec}")
-  endif()
+  set(${profile_var} "${profile}" PARENT_SCOPE)
+  set(${source_var} "${source}" PARENT_SCOPE)
+  set(${busy_var} "${busy}" PARENT_SCOPE)
+endfunction()
 
-  _gpu_topology_verbose(verbose)
+# A warning (or, by GPU_TOPOLOGY_ON_BUSY_GPU, an error) when the rendered profile was
+# measured while other work ran: what the profile says (a stored or named profile
+# too), not only the probe's exit status. Reads the rendered variables.
+function(_gpu_topology_warn_if_busy busy)
+  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
+  if(NOT busy AND GPU_TOPOLOGY_CONDITIONS_QUIET)
+    return()
+  endif()
+  string(REPLACE ";" ", " doubted "${GPU_TOPOLOGY_NOT_VOUCHED_FOR}")
+  if(doubted STREQUAL "")
+    set(doubted "(none listed)")
+  endif()
+  set(again "")
+  if(busy)
+    set(again " The next configure measures again.")
+  endif()
+  string(CONCAT text "GPUTopology: other work ran on ${GPU_TOPOLOGY_DEVICE_NAME} while it was probed; these "
+                     "values are not vouched for (the header marks them, .vouched is false): ${doubted}.${again}")
+  if(on_busy STREQUAL "error")
+    message(FATAL_ERROR "${text} GPU_TOPOLOGY_ON_BUSY_GPU=${GPU_TOPOLOGY_ON_BUSY_GPU} stops the configure.")
+  endif()
+  message(WARNING "${text}")
+endfunction()
+
+# What a call says: the headline facts when its header describes another profile
+# than at the last configure (a first configure, a new measurement); the whole
+# table with --log-level=VERBOSE. A re-configure that changes nothing says so in
+# one line. Reads the rendered variables.
+function(_gpu_topology_report name profile output_dir header_was_there state verbose table)
   set(header "${output_dir}/gpu_topology.hpp")
-  set(header_was_there FALSE)
-  if(EXISTS "${header}")
-    set(header_was_there TRUE)
-  endif()
-  set(vars "${state}/vars-${ARG_NAME}.cmake")
-  _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
-  include("${vars}")
-  # Busy is what the profile says (a stored or named profile too), not only a probe's exit status.
-  if(busy OR NOT GPU_TOPOLOGY_CONDITIONS_QUIET)
-    string(REPLACE ";" ", " doubted "${GPU_TOPOLOGY_NOT_VOUCHED_FOR}")
-    if(doubted STREQUAL "")
-      set(doubted "(none listed)")
-    endif()
-    set(again "")
-    if(busy)
-      set(again " The next configure measures again.")
-    endif()
-    string(CONCAT text "GPUTopology: other work ran on ${GPU_TOPOLOGY_DEVICE_NAME} while it was probed; these "
-                       "values are not vouched for (the header marks them, .vouched is false): ${doubted}.${again}")
-    if(on_busy STREQUAL "error")
-      message(FATAL_ERROR "${text} GPU_TOPOLOGY_ON_BUSY_GPU=${GPU_TOPOLOGY_ON_BUSY_GPU} stops the configure.")
-    endif()
-    message(WARNING "${text}")
-  endif()
-  # The headline facts when this call's header describes another profile than at the
-  # last configure (a first configure, a new measurement); the whole table with
-  # --log-level=VERBOSE. A re-configure that changes nothing says so in one line.
-  set(shown_file "${state}/shown-${ARG_NAME}.txt")
+  set(shown_file "${state}/shown-${name}.txt")
   set(shown_now "${GPU_TOPOLOGY_PROFILE_HASH};${GPU_TOPOLOGY_PROFILE_SOURCE};${output_dir}")
   set(shown_before "")
   if(EXISTS "${shown_file}" AND header_was_there)
@@ -647,25 +694,29 @@ function(gpu_topology_generate)
     message(VERBOSE "GPUTopology: the whole table: gpu-topology-probe show ${profile}")
   endif()
   if(shown_before STREQUAL shown_now)
-    message(STATUS "GPUTopology: ${header} (GPUTopology::${ARG_NAME}) is up to date")
+    message(STATUS "GPUTopology: ${header} (GPUTopology::${name}) is up to date")
   else()
-    message(STATUS "GPUTopology: wrote ${header} (GPUTopology::${ARG_NAME})")
+    message(STATUS "GPUTopology: wrote ${header} (GPUTopology::${name})")
     file(WRITE "${shown_file}" "${shown_now}")
   endif()
   string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
   if(EXISTS "${picture}")
     message(VERBOSE "GPUTopology: picture: ${picture}")
   endif()
+endfunction()
 
-  # The call's INTERFACE target carries its header and its values.
-  set(target GPUTopology_${ARG_NAME})
+# The call's INTERFACE target GPUTopology::<name>: its header, and its values as
+# properties (gpu_topology_get); linked to every TARGET of the call. Reads the
+# rendered variables.
+function(_gpu_topology_add_header_target name output_dir profile device resource_spec resource_ids consumers)
+  set(target GPUTopology_${name})
   add_library(${target} INTERFACE)
-  add_library(GPUTopology::${ARG_NAME} ALIAS ${target})
+  add_library(GPUTopology::${name} ALIAS ${target})
   get_property(include_dir GLOBAL PROPERTY GPU_TOPOLOGY_INCLUDE_DIR)
   target_include_directories(${target} INTERFACE "${output_dir}" "${include_dir}")
   target_compile_features(${target} INTERFACE cxx_std_17)
   set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_PROFILE_FILE "${profile}"
-                                             GPU_TOPOLOGY_DEVICE "${ARG_DEVICE}"
+                                             GPU_TOPOLOGY_DEVICE "${device}"
                                              GPU_TOPOLOGY_RESOURCE_SPEC_FILE "${resource_spec}"
                                              GPU_TOPOLOGY_RESOURCE_IDS "${resource_ids}")
   foreach(q IN LISTS GPU_TOPOLOGY_QUANTITIES ITEMS DEVICE_NAME DEVICE_UUID PROFILE_SOURCE PROFILE_HASH)
@@ -675,14 +726,48 @@ function(gpu_topology_generate)
                                                GPU_TOPOLOGY_${q}_DOUBT "${GPU_TOPOLOGY_${q}_DOUBT}")
   endforeach()
   set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_QUANTITIES "${GPU_TOPOLOGY_QUANTITIES}")
-  foreach(consumer IN LISTS ARG_TARGET)
+  foreach(consumer IN LISTS consumers)
     get_target_property(type ${consumer} TYPE)
     if(type STREQUAL "INTERFACE_LIBRARY")
-      target_link_libraries(${consumer} INTERFACE GPUTopology::${ARG_NAME})
+      target_link_libraries(${consumer} INTERFACE GPUTopology::${name})
     else()
-      target_link_libraries(${consumer} PUBLIC GPUTopology::${ARG_NAME})
+      target_link_libraries(${consumer} PUBLIC GPUTopology::${name})
     endif()
   endforeach()
+endfunction()
+
+function(gpu_topology_generate)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;DEVICES;PROFILE;OUTPUT_DIR" "TARGET")
+  _gpu_topology_generate_arguments()
+  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)  # a wrong value stops before any probing
+  _gpu_topology_probe_arguments(probe_args)
+  _gpu_topology_state_dir(state)
+  file(MAKE_DIRECTORY "${state}" "${output_dir}")
+
+  _gpu_topology_choose_profile("${ARG_NAME}" "${ARG_DEVICE}" "${ARG_PROFILE}" "${probe_args}" profile source busy)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
+  # The GPUs of a node measured here, for CTest to hand out to tests.
+  set(resource_spec "")
+  set(resource_ids "")
+  if(ARG_DEVICE STREQUAL "ALL")
+    if(source STREQUAL "measured")
+      _gpu_topology_resource_spec("${profile}" resource_spec resource_ids)
+    endif()
+    _gpu_topology_use_resource_spec("${resource_spec}")
+  endif()
+
+  _gpu_topology_verbose(verbose)
+  set(header_was_there FALSE)
+  if(EXISTS "${output_dir}/gpu_topology.hpp")
+    set(header_was_there TRUE)
+  endif()
+  set(vars "${state}/vars-${ARG_NAME}.cmake")
+  _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
+  include("${vars}")  # the GPU_TOPOLOGY_* variables the steps below read
+  _gpu_topology_warn_if_busy(${busy})
+  _gpu_topology_report("${ARG_NAME}" "${profile}" "${output_dir}" ${header_was_there} "${state}" ${verbose} "${table}")
+  _gpu_topology_add_header_target("${ARG_NAME}" "${output_dir}" "${profile}" "${ARG_DEVICE}" "${resource_spec}"
+                                  "${resource_ids}" "${ARG_TARGET}")
   set_property(GLOBAL APPEND PROPERTY GPU_TOPOLOGY_NAMES "${ARG_NAME}")
 endfunction()
 
