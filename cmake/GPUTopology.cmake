@@ -241,17 +241,22 @@ function(_gpu_topology_lock_dir out_var)
   set(${out_var} "${state}" PARENT_SCOPE)
 endfunction()
 
+# The probe's arguments for `device`: --device N, or --all-devices for ALL.
+function(_gpu_topology_device_arguments device out_var)
+  if(device STREQUAL "ALL")
+    set(${out_var} --all-devices PARENT_SCOPE)
+  else()
+    set(${out_var} --device "${device}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Who the probe finds at `device` (an index or ALL): <identity_var> its JSON, <uuids_var>
 # every device's UUID, <name_var> the model, <what_var> for messages; <no_gpu_var>
 # why there is none usable ("" when there is). A GPU that is there but cannot be
 # probed stops the configure.
 function(_gpu_topology_identify probe device identity_var uuids_var name_var what_var no_gpu_var)
   set(${no_gpu_var} "" PARENT_SCOPE)
-  if(device STREQUAL "ALL")
-    set(which --all-devices)
-  else()
-    set(which --device "${device}")
-  endif()
+  _gpu_topology_device_arguments("${device}" which)
   execute_process(COMMAND "${probe}" identity ${which}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE identity ERROR_VARIABLE why TIMEOUT 120)
   string(STRIP "${why}" why)
@@ -314,11 +319,7 @@ function(_gpu_topology_run_probe probe device probe_args name what measured prof
   set(${busy_var} FALSE PARENT_SCOPE)
   set(${no_gpu_var} "" PARENT_SCOPE)
   set(${profile_var} "" PARENT_SCOPE)
-  if(device STREQUAL "ALL")
-    set(which --all-devices)
-  else()
-    set(which --device "${device}")
-  endif()
+  _gpu_topology_device_arguments("${device}" which)
   _gpu_topology_state_dir(state)
   # A stored profile of this model tells the probe how long its reference work
   # takes on a quiet GPU, so work already running when it starts is seen too.
