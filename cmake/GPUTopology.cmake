@@ -603,8 +603,7 @@ endmacro()
 # measurement, or, without a usable GPU and by GPU_TOPOLOGY_ON_NO_GPU, the default
 # stored one (a warning). <source_var>: "measured" or "stored:<file>"; <busy_var>:
 # whether the probe saw other work on the GPU.
-function(_gpu_topology_choose_profile name device profile_option probe_args profile_var source_var busy_var)
-  _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
+function(_gpu_topology_choose_profile name device profile_option probe_args on_no_gpu profile_var source_var busy_var)
   set(chosen "")
   set(fallback "")
   set(busy FALSE)
@@ -645,8 +644,7 @@ endfunction()
 # A warning (or, by GPU_TOPOLOGY_ON_BUSY_GPU, an error) when the rendered profile was
 # measured while other work ran: what the profile says (a stored or named profile
 # too), not only the probe's exit status. Reads the rendered variables.
-function(_gpu_topology_warn_if_busy busy)
-  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
+function(_gpu_topology_warn_if_busy busy on_busy)
   if(NOT busy AND GPU_TOPOLOGY_CONDITIONS_QUIET)
     return()
   endif()
@@ -740,12 +738,15 @@ endfunction()
 function(gpu_topology_generate)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;DEVICES;PROFILE;OUTPUT_DIR" "TARGET")
   _gpu_topology_generate_arguments()
-  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)  # a wrong value stops before any probing
+  # Wrong values stop the configure before anything is probed.
+  _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
+  _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
   _gpu_topology_probe_arguments(probe_args)
   _gpu_topology_state_dir(state)
   file(MAKE_DIRECTORY "${state}" "${output_dir}")
 
-  _gpu_topology_choose_profile("${ARG_NAME}" "${ARG_DEVICE}" "${ARG_PROFILE}" "${probe_args}" profile source busy)
+  _gpu_topology_choose_profile("${ARG_NAME}" "${ARG_DEVICE}" "${ARG_PROFILE}" "${probe_args}" "${on_no_gpu}"
+                               profile source busy)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
   # The GPUs of a node measured here, for CTest to hand out to tests.
   set(resource_spec "")
@@ -765,8 +766,8 @@ function(gpu_topology_generate)
   set(vars "${state}/vars-${ARG_NAME}.cmake")
   _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
   include("${vars}")  # the GPU_TOPOLOGY_* variables the steps below read
-  _gpu_topology_warn_if_busy(${busy})
-  _gpu_topology_report("${ARG_NAME}" "${profile}" "${output_dir}" ${header_was_there} "${state}" ${verbose} "${table}")
+  _gpu_topology_warn_if_busy("${busy}" "${on_busy}")
+  _gpu_topology_report("${ARG_NAME}" "${profile}" "${output_dir}" "${header_was_there}" "${state}" "${verbose}" "${table}")
   _gpu_topology_add_header_target("${ARG_NAME}" "${output_dir}" "${profile}" "${ARG_DEVICE}" "${resource_spec}"
                                   "${resource_ids}" "${ARG_TARGET}")
   set_property(GLOBAL APPEND PROPERTY GPU_TOPOLOGY_NAMES "${ARG_NAME}")
