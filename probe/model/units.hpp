@@ -3,7 +3,6 @@
 // and what the code decides by it (whole numbers, how far two runs may differ,
 // how the table shows a value), as a type.
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 namespace gpu_topology::model {
