@@ -8,7 +8,9 @@
 #   generated/profiles/<name>.svg     (its picture)
 # and docs/quantities.md. Rendering validates each profile first, so an invalid one
 # stops here with its file and field named, and nothing after it is written.
-#   cmake -DPROBE=<gpu-topology-probe> -DSOURCE_DIR=<repository> -P GPUTopologyRegenerate.cmake
+# OUTPUT_DIR (default SOURCE_DIR) writes the same tree elsewhere: the test that the
+# committed files are current (tests/header/generated_current.cmake) compares with it.
+#   cmake -DPROBE=<gpu-topology-probe> -DSOURCE_DIR=<repository> [-DOUTPUT_DIR=<dir>] -P GPUTopologyRegenerate.cmake
 cmake_minimum_required(VERSION 3.25)
 foreach(required PROBE SOURCE_DIR)
   if(NOT ${required})
@@ -24,11 +26,14 @@ function(run what)
   endif()
 endfunction()
 
-set(generated "${SOURCE_DIR}/generated")
-file(GLOB profiles "${generated}/profiles/*.json")
-if(NOT profiles)
-  message(FATAL_ERROR "no stored profiles in ${generated}/profiles")
+if(NOT OUTPUT_DIR)
+  set(OUTPUT_DIR "${SOURCE_DIR}")
 endif()
+file(GLOB profiles "${SOURCE_DIR}/generated/profiles/*.json")
+if(NOT profiles)
+  message(FATAL_ERROR "no stored profiles in ${SOURCE_DIR}/generated/profiles")
+endif()
+set(generated "${OUTPUT_DIR}/generated")
 foreach(profile IN LISTS profiles)
   get_filename_component(name "${profile}" NAME_WE)
   run("${profile}" "${PROBE}" render "${profile}" --header "${generated}/${name}/gpu_topology.hpp"
@@ -36,7 +41,7 @@ foreach(profile IN LISTS profiles)
   run("the picture of ${profile}" "${PROBE}" svg "${profile}" --output "${generated}/profiles/${name}.svg")
   file(SHA256 "${profile}" hash)
   file(WRITE "${generated}/${name}/profile.sha256" "${hash}\n")
-  message(STATUS "regenerated generated/${name}/ and generated/profiles/${name}.svg")
+  message(STATUS "regenerated ${generated}/${name}/ and ${generated}/profiles/${name}.svg")
 endforeach()
-run("docs/quantities.md" "${PROBE}" docs --output "${SOURCE_DIR}/docs/quantities.md")
-message(STATUS "regenerated docs/quantities.md")
+run("docs/quantities.md" "${PROBE}" docs --output "${OUTPUT_DIR}/docs/quantities.md")
+message(STATUS "regenerated ${OUTPUT_DIR}/docs/quantities.md")

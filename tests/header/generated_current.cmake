@@ -1,44 +1,26 @@
-# generated/<name>/ holds what the committed generated/profiles/<name>.json renders
-# to with this probe (gpu_topology.hpp, gpu_topology_vars.cmake), the hash of the
-# profile it was rendered from (profile.sha256: a configure copies the files only
-# for that profile), and generated/profiles/<name>.svg its picture. All of them come
-# from one command, which this test names when they are stale.
-#   cmake -DPROBE=... -DGENERATED=... -DWORK=... -P generated_current.cmake
+# Every file the regenerate target writes (cmake/GPUTopologyRegenerate.cmake: for each
+# committed generated/profiles/<name>.json its pre-rendered header, CMake variables,
+# profile.sha256 and picture, and docs/quantities.md) is what this probe writes now.
+# The script runs into WORK and every file it writes is compared with the committed one.
+#   cmake -DPROBE=... -DSOURCE_DIR=<repository> -DWORK=... -P generated_current.cmake
 file(REMOVE_RECURSE "${WORK}")
-file(GLOB profiles "${GENERATED}/profiles/*.json")
-if(NOT profiles)
-  message(FATAL_ERROR "no stored profiles in ${GENERATED}/profiles")
+execute_process(COMMAND "${CMAKE_COMMAND}" -DPROBE=${PROBE} -DSOURCE_DIR=${SOURCE_DIR} -DOUTPUT_DIR=${WORK}
+                        -P "${SOURCE_DIR}/cmake/GPUTopologyRegenerate.cmake"
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "regenerating into ${WORK} failed: ${err}")
 endif()
-set(regenerate "cmake --build <build> --target gpu_topology_regenerate")
-foreach(profile IN LISTS profiles)
-  get_filename_component(name "${profile}" NAME_WE)
-  execute_process(COMMAND "${PROBE}" render "${profile}" --header "${WORK}/${name}/gpu_topology.hpp"
-                          --cmake "${WORK}/${name}/gpu_topology_vars.cmake" --source "stored:${name}.json"
-                  RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "rendering ${profile} failed: ${err}")
-  endif()
-  execute_process(COMMAND "${PROBE}" svg "${profile}" --output "${WORK}/${name}.svg" RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "drawing ${profile} failed: ${err}")
-  endif()
-  foreach(pair "${name}/gpu_topology.hpp;${name}/gpu_topology.hpp" "${name}/gpu_topology_vars.cmake;${name}/gpu_topology_vars.cmake"
-               "${name}.svg;profiles/${name}.svg")
-    list(GET pair 0 fresh)
-    list(GET pair 1 committed)
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/${fresh}" "${GENERATED}/${committed}"
-                    RESULT_VARIABLE differs)
-    if(differs)
-      message(FATAL_ERROR "${GENERATED}/${committed} is stale; regenerate every derived file with\n  ${regenerate}")
-    endif()
-  endforeach()
-  file(SHA256 "${profile}" hash)
-  set(stamp "")
-  if(EXISTS "${GENERATED}/${name}/profile.sha256")
-    file(STRINGS "${GENERATED}/${name}/profile.sha256" stamp LIMIT_COUNT 1)
-  endif()
-  if(NOT stamp STREQUAL hash)
-    message(FATAL_ERROR "${GENERATED}/${name}/profile.sha256 does not name ${profile} (so a configure renders it "
-                        "instead of copying); regenerate every derived file with\n  ${regenerate}")
+file(GLOB_RECURSE written RELATIVE "${WORK}" "${WORK}/*")
+list(LENGTH written count)
+if(count LESS 4)
+  message(FATAL_ERROR "the regenerate script wrote only ${count} files: ${written}")
+endif()
+foreach(file IN LISTS written)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/${file}" "${SOURCE_DIR}/${file}"
+                  RESULT_VARIABLE differs)
+  if(differs)
+    message(FATAL_ERROR "${SOURCE_DIR}/${file} is stale (or missing); regenerate every derived file with\n"
+                        "  cmake --build <build> --target gpu_topology_regenerate")
   endif()
 endforeach()
+message("${count} derived files are current")
