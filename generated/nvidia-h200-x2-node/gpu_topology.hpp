@@ -483,6 +483,9 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
 // carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was
 // measured: the driver's split does not follow the declared bytes monotonically, so no
 // other kernel's rows answer. docs/l1-effective-capacity.md explains.
+// Not constexpr on purpose: l1_bytes_at() calls it when no measured launch matches, so a
+// constant expression (a tile size) cannot come from that 0 and does not compile.
+GPU_TOPOLOGY_HD inline void l1_bytes_at_no_launch_of_this_kind_was_measured() {}
 GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,
                                                    std::uint32_t shared_bytes_per_block) {
     const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp
@@ -494,6 +497,7 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::u
         if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)
             bytes = row.size_bytes;
     }
+    if (bytes == 0) l1_bytes_at_no_launch_of_this_kind_was_measured();
     return bytes;
 }
 

@@ -160,6 +160,9 @@ std::string carveouts(const Json& root) {
            "// carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was\n"
            "// measured: the driver's split does not follow the declared bytes monotonically, so no\n"
            "// other kernel's rows answer. docs/l1-effective-capacity.md explains.\n"
+           "// Not constexpr on purpose: l1_bytes_at() calls it when no measured launch matches, so a\n"
+           "// constant expression (a tile size) cannot come from that 0 and does not compile.\n"
+           "GPU_TOPOLOGY_HD inline void l1_bytes_at_no_launch_of_this_kind_was_measured() {}\n"
            "GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,\n"
            "                                                   std::uint32_t shared_bytes_per_block) {\n"
            "    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp\n"
@@ -171,6 +174,7 @@ std::string carveouts(const Json& root) {
            "        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)\n"
            "            bytes = row.size_bytes;\n"
            "    }\n"
+           "    if (bytes == 0) l1_bytes_at_no_launch_of_this_kind_was_measured();\n"
            "    return bytes;\n"
            "}\n";
 }

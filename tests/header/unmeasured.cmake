@@ -32,4 +32,29 @@ execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK} "${WORK}/fal
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "an explicit fallback did not compile:\n${err}")
 endif()
-message("an unmeasured L1 stops the README example, and the compiler names not_measured::L1_SIZE_BYTES")
+# The README's tile from the L1 of the user's own launch: it compiles for a kernel kind
+# the profile measured, and not for one it did not (its 0 cannot become a tile size).
+execute_process(COMMAND "${PROBE}" render "${PROFILE}" --header "${WORK}/measured/gpu_topology.hpp"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "rendering ${PROFILE} failed: ${err}")
+endif()
+foreach(bytes 8192 12345)
+  file(WRITE "${WORK}/launch_${bytes}.cpp" "#include <gpu_topology.hpp>\n"
+             "constexpr auto l1 = gpu_topology::l1_bytes_at(0, 256, ${bytes});\n"
+             "constexpr auto edge = gpu_topology::square_tile_edge<float>(l1 / 2);\n"
+             "int main() { return int(edge); }\n")
+  execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK}/measured "${WORK}/launch_${bytes}.cpp"
+                  RESULT_VARIABLE rc_${bytes} ERROR_VARIABLE err_${bytes})
+endforeach()
+if(NOT rc_8192 EQUAL 0)
+  message(FATAL_ERROR "the tile from a measured launch (8 KiB of shared memory) did not compile:\n${err_8192}")
+endif()
+if(rc_12345 EQUAL 0)
+  message(FATAL_ERROR "a tile from l1_bytes_at() of an unmeasured kernel kind (12345 B) compiled")
+endif()
+if(NOT err_12345 MATCHES "l1_bytes_at_no_launch_of_this_kind_was_measured")
+  message(FATAL_ERROR "the compile failed without naming the unmeasured launch:\n${err_12345}")
+endif()
+message("an unmeasured L1 stops the README example, and the compiler names not_measured::L1_SIZE_BYTES; "
+        "so does l1_bytes_at() of a kernel kind the profile did not measure")
