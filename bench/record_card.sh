@@ -8,6 +8,7 @@
 #                log for the CPU replay tests and its sweeps; the log replayed here and compared
 #   independent  bench/user_kernels.cu beside the recorded profile (bench/compare_user_kernels.py)
 #   stencil      examples/stencil3d --search over grids the stencil model was not fitted on
+#                (bench/stencil_grids.py draws them; STENCIL_SEED picks the set)
 #   remeasure    the installed package's examples/minimal: configure (it measures), then
 #                `ctest -L gpu` (identity + re-measure) RUNS times in a row, every failure kept
 #   gputests     the project's GPU tests (ctest -L gpu in build/ci; GPUTESTS=<regex> picks some)
@@ -90,10 +91,9 @@ phase_stencil() {
     > "$W/stencil-build.log" 2>&1 \
     && cmake --build "$W/stencil" -j "$jobs" >> "$W/stencil-build.log" 2>&1 || { tail -20 "$W/stencil-build.log"; return 1; }
   echo "stencil3d built against the recorded profile in $(elapsed "$t") s"
-  # Drawn by a seeded generator (seed 20261124), after the model was fitted: held out.
-  local grids="--grid 755 66 404 --grid 631 86 316 --grid 368 112 382 --grid 422 198 156 --grid 319 192 142
-               --grid 686 228 138 --grid 50 792 280 --grid 181 864 156 --grid 86 446 406 --grid 115 460 386
-               --grid 408 196 142 --grid 145 312 238"
+  # Held out: drawn by bench/stencil_grids.py after the model was last changed (a new seed each time).
+  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261125}") || return 1
+  echo "stencil grids (seed ${STENCIL_SEED:-20261125}): $grids"
   mkdir -p "$W/st"
   "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"

@@ -195,9 +195,11 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 // The block of `threads_per_block` threads (powers of two, at most 64 in z)
 // and the folding (none, 2 in y, 2 in z) with the least time per update by
 // star_stencil_traffic, among blocks whose x extent gives each warp one
-// contiguous row of whole L1 lines (fewest lines per load instruction), whose
-// tile fits the grid and whose tiles fit L1 (each rule is dropped when no block
-// meets it). Ties keep the first found: x largest, then y.
+// contiguous row of whole L1 lines (fewest lines per load instruction) and
+// whose tiles fit L1 (each rule is dropped when no block meets it). A tile may
+// be larger than the grid: its idle threads are in the time (tail_factor), and
+// a 64-wide tile over 50 points idles no more lanes than two 32-wide ones.
+// Ties keep the first found: x largest, then y.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block = 1024,
@@ -213,10 +215,9 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
             for (const auto& f : folds) {
                 const stencil_block b{x, y, z, f[0], f[1]};
                 const auto t = star_stencil_traffic<T>(b, g, radius, m);
-                // Rank the rules a block meets: lines first, then the grid, then L1.
+                // Rank the rules a block meets: lines first, then L1.
                 const bool rows = x >= m.warp_size && x * sizeof(T) >= m.l1_line_bytes;
-                const int rank = 4 * rows +
-                                 2 * (b.tile_x() <= g.x && b.tile_y() <= g.y && b.tile_z() <= g.z) + t.tile_fits_l1;
+                const int rank = 2 * rows + t.tile_fits_l1;
                 if (rank > best_rank || (rank == best_rank && t.seconds_per_update < best_time)) {
                     best = b;
                     best_time = t.seconds_per_update;

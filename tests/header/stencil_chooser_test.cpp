@@ -64,7 +64,6 @@ TEST(StencilChooser, ChoicesMeetTheRules) {
             EXPECT_LE(b.z, 64u);
             EXPECT_GE(b.x * sizeof(double), m.l1_line_bytes) << "rows cover whole L1 lines";
             EXPECT_GE(b.x, m.warp_size) << "a warp loads one contiguous row";
-            EXPECT_TRUE(b.tile_x() <= g.x && b.tile_y() <= g.y && b.tile_z() <= g.z);
             EXPECT_TRUE(t.tile_fits_l1);
             EXPECT_GE(t.dram_bytes_per_update, 16.0) << "at least one load and one store of 8 B";
             EXPECT_GE(t.tail_factor, 1.0);
@@ -86,6 +85,20 @@ TEST(StencilChooser, PartialTilesCount) {
     const gt::grid_extent g{160, 160, 1600};
     EXPECT_DOUBLE_EQ(gt::star_stencil_traffic<double>({128, 8, 1}, g, kRadius, kFull).tail_factor, 256.0 / 160);
     EXPECT_DOUBLE_EQ(gt::star_stencil_traffic<double>({32, 8, 4}, g, kRadius, kFull).tail_factor, 1.0);
+}
+
+// A tile wider than the grid idles no more lanes than narrower tiles that cover
+// it: over 50 points, one 64-wide tile and two 32-wide ones both span 64. The
+// chooser weighs them by time, not by whether the tile fits inside the grid.
+TEST(StencilChooser, TilesWiderThanTheGridPayOnlyTheirIdleLanes) {
+    const gt::grid_extent narrow{50, 792, 280};
+    const auto wide = gt::star_stencil_traffic<double>({64, 8, 2, 1, 2}, narrow, kRadius, kFull);
+    const auto halves = gt::star_stencil_traffic<double>({32, 8, 4, 1, 2}, narrow, kRadius, kFull);
+    EXPECT_DOUBLE_EQ(wide.tail_factor, halves.tail_factor);
+    const auto b = gt::choose_star_stencil_block<double>(narrow, kRadius, 1024, kFull);
+    const auto chosen = gt::star_stencil_traffic<double>(b, narrow, kRadius, kFull);
+    EXPECT_LE(chosen.seconds_per_update, wide.seconds_per_update);
+    EXPECT_LE(chosen.seconds_per_update, halves.seconds_per_update);
 }
 
 // A 256^3 grid's planes of tiles fit the H200's L2: the chosen tile reuses
@@ -151,10 +164,9 @@ std::string key_of(const gt::stencil_block& b) {
            std::to_string(b.fold_y) + "_" + std::to_string(b.fold_z);
 }
 
-// The chosen shape against the fastest measured one. Fitted grids: at least
-// 0.90 and 0.98 on average (0.915 and 0.991 when the model was fitted). Grids
-// drawn after it was fitted (runs 34 and 35, twelve per card): at least 0.95 on
-// eleven of twelve per card, 0.93 on the last (50 x 792 x 280: 0.936 and 0.933).
+// The chosen shape against the fastest measured one. Fitted grids (and grids
+// seen before the model's last change): at least 0.90 and 0.98 on average
+// (0.915 and 0.992 at that change). Grids drawn after it: at least 0.95 each.
 TEST(StencilChooser, RecordedSearches) {
     if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
     const auto searches = recorded_searches();
@@ -169,7 +181,7 @@ TEST(StencilChooser, RecordedSearches) {
         ASSERT_NE(at, s.glups.end()) << s.grid << ": the chooser picked a shape the search did not time";
         const double ratio = at->second / best;
         ratios[s.set + " " + s.card].push_back(ratio);
-        EXPECT_GE(ratio, s.set == "held_out" ? 0.93 : 0.90) << s.card << " " << s.run << " " << s.grid;
+        EXPECT_GE(ratio, s.set == "held_out" ? 0.95 : 0.90) << s.card << " " << s.run << " " << s.grid;
         std::printf("%-8s %s %-14s chosen/best %.3f\n", s.set.c_str(), s.card.c_str(), s.grid.c_str(), ratio);
     }
     double sum = 0;
@@ -180,8 +192,6 @@ TEST(StencilChooser, RecordedSearches) {
             fitted += values.size();
         } else {
             EXPECT_GE(values.size(), 12u) << key;
-            const auto below = std::count_if(values.begin(), values.end(), [](double r) { return r < 0.95; });
-            EXPECT_LE(below, 1) << key << ": grids held out below 0.95";
         }
     }
     ASSERT_GT(fitted, 0u);

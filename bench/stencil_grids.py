@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Grids for the stencil chooser that nobody picked: drawn by a seeded generator, printed as
+`--grid X Y Z` arguments for `examples/stencil3d --search`.
+
+    bench/stencil_grids.py SEED [COUNT]      (COUNT 12 by default)
+
+A set is held out only if it was drawn after the model was last changed: pick a new seed then, and
+write the seed down with the results (docs/measurements/*-stencil.md). The draw covers what tiling
+kernels meet: 8 to 48 million points (a search of 168 shapes stays near a minute), x from 40 to
+1200 points (narrower than one 64-wide tile up to many 128-wide ones), y : z from 1 : 6 to 6 : 1
+(thin and thick), every size at least 24; about one size in three is moved to the nearest prime and
+one in three to the nearest odd number, so few are multiples of a tile.
+"""
+import math
+import random
+import sys
+
+
+def is_prime(n):
+    return n > 1 and all(n % d for d in range(2, math.isqrt(n) + 1))
+
+
+def nearest_prime(n):
+    for step in range(n):
+        for candidate in (n - step, n + step):
+            if is_prime(candidate):
+                return candidate
+    return n
+
+
+def roughen(n, rng):
+    kind = rng.random()
+    if kind < 1 / 3:
+        return nearest_prime(n)
+    if kind < 2 / 3:
+        return n | 1
+    return n
+
+
+def log_uniform(rng, low, high):
+    return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+
+def draw(rng):
+    points = log_uniform(rng, 8e6, 48e6)
+    x = log_uniform(rng, 40, 1200)
+    y_over_z = log_uniform(rng, 1 / 6, 6)
+    z = math.sqrt(points / x / y_over_z)
+    y = z * y_over_z
+    return [max(24, roughen(round(v), rng)) for v in (x, y, z)]
+
+
+def main(argv):
+    if not 1 <= len(argv) <= 2 or not all(a.isdigit() for a in argv):
+        sys.exit("usage: bench/stencil_grids.py SEED [COUNT]   (both whole numbers)")
+    rng = random.Random(int(argv[0]))
+    count = int(argv[1]) if len(argv) == 2 else 12
+    print(" ".join(f"--grid {x} {y} {z}" for x, y, z in (draw(rng) for _ in range(count))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
