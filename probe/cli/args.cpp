@@ -126,11 +126,11 @@ void check_all_devices_options(const Args& args) {
 }
 
 #if !GPU_TOPOLOGY_RENDER_ONLY  // the render-only build (probe/CMakeLists.txt) has no stages to pass options to
-benchmarks::ProbeOptions probe_options(const Args& args) {
-    benchmarks::ProbeOptions options;
+stages::ProbeOptions probe_options(const Args& args) {
+    stages::ProbeOptions options;
     if (auto raw = args.get("--raw")) options.raw_dir = *raw;
     if (auto text = args.get("--level")) {
-        const auto level = benchmarks::level_from_string(*text);
+        const auto level = stages::level_from_string(*text);
         if (!level) throw UsageError("--level: '" + *text + "' is not quick or full");
         options.level = *level;
     }
@@ -145,12 +145,12 @@ benchmarks::ProbeOptions probe_options(const Args& args) {
             throw UsageError("--budget: '" + *text + "' is not a positive number of seconds");
         options.budget_seconds = seconds;
     }
-    if (args.has("--careful")) options.pace = benchmarks::Pace::careful;
+    if (args.has("--careful")) options.pace = stages::Pace::careful;
     return options;
 }
 
 std::optional<double> quiet_reference(const Args& args, const std::string& device_name, int sm_count,
-                                      benchmarks::Progress& progress) {
+                                      stages::Progress& progress) {
     const auto file = args.get("--quiet-reference");
     if (!file) return std::nullopt;
     const auto reference = profile::load_profile(*file);

@@ -2,8 +2,8 @@
 // The command line of gpu-topology-probe: its usage text, exit codes, the
 // parsed arguments and the options several commands share. The commands
 // themselves: profile_commands.cpp (no GPU needed) and device_commands.cpp.
-#include "../benchmarks/progress.hpp"
-#include "../benchmarks/stages.hpp"
+#include "../stages/progress.hpp"
+#include "../stages/stages.hpp"
 #include "../model/node.hpp"
 #include "../model/topology.hpp"
 #include "../util/atomic_file.hpp"
@@ -47,11 +47,11 @@ Args parse(int argc, char** argv);
 int device_index(const Args& args);
 // --all-devices measures a node: the options that name one device's files do not apply.
 void check_all_devices_options(const Args& args);
-benchmarks::ProbeOptions probe_options(const Args& args);
+stages::ProbeOptions probe_options(const Args& args);
 // The reference work's quiet duration from --quiet-reference PROFILE, when
 // that profile describes this model (name and SM count) and recorded it.
 std::optional<double> quiet_reference(const Args& args, const std::string& device_name, int sm_count,
-                                      benchmarks::Progress& progress);
+                                      stages::Progress& progress);
 
 // `text` to FILE (atomically) or, for none or "-", to stdout; throws when
 // stdout takes less than all of it (main checks the final flush too).
@@ -69,9 +69,9 @@ std::filesystem::path picture_beside(const std::filesystem::path& profile_file);
 // Validates what the probe measured, writes it and its picture, and says how
 // it went (the exit code: 0, kBusy, or kFailure for a profile the probe got
 // wrong, or, with `replayed_log`, for one that engine log's answers made wrong).
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+int finish_probe(const model::Topology& topology, const Args& args, stages::Progress& progress,
                  const std::string& replayed_log = {});
-int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress);
+int finish_node(const model::NodeTopology& node, const Args& args, stages::Progress& progress);
 
 // The commands; each returns its exit code.
 int cmd_svg(const Args& args);

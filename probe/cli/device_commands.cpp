@@ -7,8 +7,8 @@
 #include "../version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
-#include "../benchmarks/node_probe.hpp"
-#include "../benchmarks/sweep_runner.hpp"
+#include "../measure/node_probe.hpp"
+#include "../stages/sweep_runner.hpp"
 #include "../kernels/cuda_engine.hpp"
 #include "../model/agreement.hpp"
 #include "../model/serialize.hpp"
@@ -63,8 +63,8 @@ int cmd_probe_all(const Args& args) {
     const auto options = probe_options(args);
     const auto devices = all_devices();
     if (devices.empty()) return kNoGpu;
-    benchmarks::Progress progress(!args.has("--quiet"));
-    benchmarks::NodeOptions node_options;
+    stages::Progress progress(!args.has("--quiet"));
+    stages::NodeOptions node_options;
     node_options.nvml = !args.has("--no-nvml");
     node_options.show_progress = !args.has("--quiet");
     for (const auto& d : devices) {
@@ -73,7 +73,7 @@ int cmd_probe_all(const Args& args) {
         per_device.quiet_reference_seconds = quiet_reference(args, d.name, d.sm_count, progress);
         node_options.per_device.push_back(per_device);
     }
-    return finish_node(benchmarks::probe_node(devices, node_options), args, progress);
+    return finish_node(stages::probe_node(devices, node_options), args, progress);
 }
 
 int check_device(const util::Json& expected, int index, bool identity_only) {
@@ -102,8 +102,8 @@ int check_device(const util::Json& expected, int index, bool identity_only) {
     }
     if (identity_only) return 0;
 
-    benchmarks::Progress progress(false);
-    const auto measured = model::to_json(benchmarks::probe_device(*facts, {}, progress));
+    stages::Progress progress(false);
+    const auto measured = model::to_json(stages::probe_device(*facts, {}, progress));
     for (const auto& q : model::kQuantities) {
         const auto want = profile::read_quantity(expected, q);
         const auto got = profile::read_quantity(measured, q);
@@ -151,10 +151,10 @@ int cmd_probe(const Args& args) {
     const int index = device_index(args);
     const auto facts = lookup(index);
     if (!facts) return kNoGpu;
-    benchmarks::Progress progress(!args.has("--quiet"));
+    stages::Progress progress(!args.has("--quiet"));
     progress.note("probing device " + std::to_string(facts->index) + ": " + facts->name + " (" + facts->uuid + ")");
     options.quiet_reference_seconds = quiet_reference(args, facts->name, facts->sm_count, progress);
-    return finish_probe(benchmarks::probe_device(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")),
+    return finish_probe(stages::probe_device(*facts, options, progress, args.get("--record"), !args.has("--no-nvml")),
                         args, progress);
 }
 

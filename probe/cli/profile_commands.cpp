@@ -2,8 +2,8 @@
 // picture, its validation and comparison, the docs, and replays of engine logs.
 #include "args.hpp"
 
-#include "../benchmarks/monitor.hpp"
-#include "../benchmarks/recorded_engine.hpp"
+#include "../stages/monitor.hpp"
+#include "../stages/recorded_engine.hpp"
 #include "../model/agreement.hpp"
 #include "../model/serialize.hpp"
 #include "../util/atomic_file.hpp"
@@ -42,7 +42,7 @@ using DrawPicture = std::string (*)(const util::Json&);
 // in the probe, never the user's fault, so say so loudly; replayed, the values
 // came from `replayed_log`, which is then what holds what no GPU answers.
 bool write_measured(const util::Json& document, const std::vector<std::string>& errors, const char* kind,
-                    DrawPicture draw, const Args& args, benchmarks::Progress& progress,
+                    DrawPicture draw, const Args& args, stages::Progress& progress,
                     const std::string& replayed_log = {}) {
     for (const auto& e : errors) {
         const auto error = util::printable_lines(e);
@@ -69,7 +69,7 @@ bool write_measured(const util::Json& document, const std::vector<std::string>& 
 
 }  // namespace
 
-int finish_probe(const model::Topology& topology, const Args& args, benchmarks::Progress& progress,
+int finish_probe(const model::Topology& topology, const Args& args, stages::Progress& progress,
                  const std::string& replayed_log) {
     const auto document = model::to_json(topology);
     auto errors = profile::validate(document);
@@ -87,7 +87,7 @@ int finish_probe(const model::Topology& topology, const Args& args, benchmarks::
 
 // The node's counterpart of finish_probe: one node profile, its picture, and
 // whether one set of facts describes every device.
-int finish_node(const model::NodeTopology& node, const Args& args, benchmarks::Progress& progress) {
+int finish_node(const model::NodeTopology& node, const Args& args, stages::Progress& progress) {
     const auto document = model::to_json(node);
     if (!write_measured(document, profile::validate_node(document), "node profile", render::node_svg, args, progress))
         return kFailure;
@@ -203,20 +203,20 @@ int cmd_replay(const Args& args) {
     // A quick level leaves some of a full recording's calls out (replay takes no budget:
     // the recorded run's time would not be this run's).
     const bool subset = args.get("--level") == std::optional<std::string>("quick");
-    benchmarks::ReplayEngine engine(args.positional[0], subset ? benchmarks::ReplayEngine::Matching::subsequence
-                                                              : benchmarks::ReplayEngine::Matching::every_call);
-    benchmarks::Progress progress(!args.has("--quiet"));
-    benchmarks::BlindMonitor monitor("replayed from " + args.positional[0]);
+    stages::ReplayEngine engine(args.positional[0], subset ? stages::ReplayEngine::Matching::subsequence
+                                                              : stages::ReplayEngine::Matching::every_call);
+    stages::Progress progress(!args.has("--quiet"));
+    stages::BlindMonitor monitor("replayed from " + args.positional[0]);
     auto options = probe_options(args);
     options.quiet_reference_seconds = quiet_reference(args, engine.facts().name, engine.facts().sm_count, progress);
     const auto topology = [&] {
         try {
-            return benchmarks::measure_topology(engine, engine.facts(), options, progress, monitor);
-        } catch (const benchmarks::ReplayError&) {
+            return stages::measure_topology(engine, engine.facts(), options, progress, monitor);
+        } catch (const stages::ReplayError&) {
             throw;  // names its line already
         } catch (const std::exception& e) {
             // A stage failed on what the log answered (no samples to take a quantile of, ...): point at the answer.
-            throw benchmarks::ReplayError(engine.where() + ": replaying the log failed after this call: " + e.what());
+            throw stages::ReplayError(engine.where() + ": replaying the log failed after this call: " + e.what());
         }
     }();
     if (engine.calls_replayed() != engine.calls_recorded())  // a quick level replays a subsequence

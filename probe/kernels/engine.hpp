@@ -6,10 +6,10 @@
 // `time_shared_access`, `time_cluster_read`). The engine measures, it never
 // decides (probe/analysis decides).
 //
-// Free of CUDA types: the benchmarks and the tests use it without the CUDA
+// Free of CUDA types: the stages and the tests use it without the CUDA
 // headers. Implementations: the CUDA engine (cuda_engine.hpp, kernels in
 // pchase.cu), and the recording and replaying engines of
-// probe/benchmarks/recorded_engine.hpp, which let every stage run on the CPU
+// probe/stages/recorded_engine.hpp, which let every stage run on the CPU
 // against sweeps recorded on a GPU.
 #include "load_path.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // Which hardware path a pointer-chase load takes. Adding a cache means adding a
 // value here, one `load_next` specialisation in pchase.cu and one row in the
-// cache table (probe/benchmarks/cache_family.hpp); the questions (size, line,
+// cache table (probe/stages/cache_family.hpp); the questions (size, line,
 // latency, sharing, count) are written once against this parameter.
 #include <cstdint>
 #include <string_view>

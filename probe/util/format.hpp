@@ -1,7 +1,7 @@
 #pragma once
 // Numbers as the probe shows them to people: the printed table, the pictures
 // and messages format sizes and rates here, one way. (Method texts stored in
-// profiles keep their own wording: benchmarks/results.cpp.) Built on to_chars,
+// profiles keep their own wording: stages/results.cpp.) Built on to_chars,
 // not printf: no locale changes a byte, so one profile always gives one text.
 #include "units.hpp"
 

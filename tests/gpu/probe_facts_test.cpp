@@ -1,10 +1,10 @@
 // The probe end to end on the GPU, checked against what the API reports and
 // against facts that hold for the architecture. Exits 77 (CTest: skipped)
 // when no usable GPU is present.
-#include "benchmarks/cache_family.hpp"
-#include "benchmarks/nvml_monitor.hpp"
-#include "benchmarks/probe_context.hpp"
-#include "benchmarks/stages.hpp"
+#include "stages/cache_family.hpp"
+#include "stages/nvml_monitor.hpp"
+#include "stages/probe_context.hpp"
+#include "stages/stages.hpp"
 #include "kernels/cuda_engine.hpp"
 #include "model/l1_at_launch.hpp"
 #include "model/serialize.hpp"
@@ -165,12 +165,12 @@ TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
 // a fresh measurement lies between the bounds the measured launches give.
 TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     ASSERT_FALSE(g_topology.carveouts.empty());
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
+    const stages::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
     const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
     engine->warm_up(100);
-    benchmarks::SweepRunner runner(*engine, std::nullopt);
+    stages::SweepRunner runner(*engine, std::nullopt);
     runner.calibrate_overhead();
-    const std::uint64_t bound = benchmarks::l1_search_bound(g_facts);
+    const std::uint64_t bound = stages::l1_search_bound(g_facts);
     std::uint32_t probe_kernel_shared = 0;
     for (const auto& row : g_topology.carveouts)
         if (row.kernel_shared == model::KernelShared::fixed) probe_kernel_shared = row.shared_bytes_per_block;
@@ -179,12 +179,12 @@ TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     for (const Launch launch : {Launch{2, 128, probe, 0}, Launch{6, 512, probe, 0}, Launch{20, 64, probe, 0},
                                 Launch{-1, 128, probe, 0}, Launch{0, 512, probe, 0}, Launch{20, 512, plain, 0},
                                 Launch{40, 128, plain, 32 * 1024}}) {
-        auto question = benchmarks::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
-                                                             benchmarks::Order::sequential, "held_out", bound,
+        auto question = stages::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
+                                                             stages::Order::sequential, "held_out", bound,
                                                              launch.threads);
         question.spec.kernel = launch.kernel;
         question.spec.dynamic_shared_bytes = launch.dynamic;
-        const auto measured = benchmarks::measure_capacity(runner, question);
+        const auto measured = stages::measure_capacity(runner, question);
         ASSERT_TRUE(measured.found);
         const std::uint32_t shared = launch.kernel == probe ? probe_kernel_shared : launch.dynamic;
         const auto bounds = model::l1_bounds(g_topology.carveouts, launch.carveout, launch.threads, shared);
@@ -233,12 +233,12 @@ int main(int argc, char** argv) {
         return 77;
     }
     g_facts = lookup.facts;
-    benchmarks::Progress progress(true);
-    const benchmarks::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
+    stages::Progress progress(true);
+    const stages::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
     {
         const auto engine = kernels::make_cuda_engine(g_facts.index, layout.buffer_bytes);
-        const auto monitor = benchmarks::make_nvml_monitor(g_facts.uuid);
-        g_topology = benchmarks::measure_topology(*engine, g_facts, {}, progress, *monitor);
+        const auto monitor = stages::make_nvml_monitor(g_facts.uuid);
+        g_topology = stages::measure_topology(*engine, g_facts, {}, progress, *monitor);
     }
     g_profile = model::to_json(g_topology);
     return RUN_ALL_TESTS();

@@ -2,8 +2,8 @@
 // bounded size, strictly, every count within what the call asked for, and
 // every error names file:line and what was expected there. Each case is the
 // recorded H200 log with one line changed.
-#include "benchmarks/recorded_engine.hpp"
-#include "benchmarks/stages.hpp"
+#include "stages/recorded_engine.hpp"
+#include "stages/stages.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,11 +49,11 @@ std::string replay_error(const std::function<void(std::vector<std::string>&)>& e
     }
     std::string error;
     try {
-        benchmarks::ReplayEngine engine(file);
-        benchmarks::Progress quiet(false);
-        benchmarks::BlindMonitor blind("replay");
-        benchmarks::measure_topology(engine, engine.facts(), {}, quiet, blind);
-    } catch (const benchmarks::ReplayError& e) {
+        stages::ReplayEngine engine(file);
+        stages::Progress quiet(false);
+        stages::BlindMonitor blind("replay");
+        stages::measure_topology(engine, engine.facts(), {}, quiet, blind);
+    } catch (const stages::ReplayError& e) {
         error = e.what();
         error.replace(0, file.string().size(), "log");  // "log:<line>: ..."
     }
@@ -155,8 +155,8 @@ TEST(EngineLog, OnlyRegularFilesOfBoundedSize) {
     const auto error = [](const fs::path& file) {
         auto done = std::async(std::launch::async, [file] {
             try {
-                benchmarks::ReplayEngine engine(file);
-            } catch (const benchmarks::ReplayError& e) {
+                stages::ReplayEngine engine(file);
+            } catch (const stages::ReplayError& e) {
                 return std::string(e.what());
             }
             return std::string();
@@ -175,14 +175,14 @@ TEST(EngineLog, OnlyRegularFilesOfBoundedSize) {
     fs::remove(fifo);
     const auto huge = fs::temp_directory_path() / ("gpu-topology-huge-" + std::to_string(::getpid()) + ".enginelog");
     { std::ofstream(huge) << "# gpu-topology-engine-log 1\n"; }
-    fs::resize_file(huge, benchmarks::kMaxEngineLogBytes + 1);  // sparse: nothing is written
+    fs::resize_file(huge, stages::kMaxEngineLogBytes + 1);  // sparse: nothing is written
     EXPECT_NE(error(huge).find("bytes is larger than engine log can be"), std::string::npos) << error(huge);
     fs::remove(huge);
     EXPECT_NE(error("/nonexistent.enginelog").find("cannot open engine log: no such file"), std::string::npos);
 }
 
 TEST(EngineLog, WhereNamesTheLastCallAnswered) {
-    benchmarks::ReplayEngine engine(kRecorded);
+    stages::ReplayEngine engine(kRecorded);
     EXPECT_EQ(engine.where(), kRecorded.string() + ":1");
     engine.time_reference_work();
     const auto lines = lines_of(kRecorded);

@@ -1,7 +1,7 @@
 // Node profiles: validation, whether the devices are alike, and what the header
 // and the table say of a node. The devices are the stored, measured profiles;
 // the link numbers below are synthetic test inputs, not measurements.
-#include "benchmarks/nvml_links.hpp"
+#include "stages/nvml_links.hpp"
 #include "model/agreement.hpp"
 #include "model/node.hpp"
 #include "profile/node_profile.hpp"
@@ -278,10 +278,10 @@ TEST(Node, TableAndCMakeNameEveryDeviceAndLink) {
 
 // What NVML says becomes the route; the answers below are made up, one per kind of machine.
 TEST(Node, TheRouteFollowsWhereTheLinksEnd) {
-    using benchmarks::NvlinkRoute;
+    using stages::NvlinkRoute;
     const auto route_of = [](const std::optional<NvlinkRoute>& nvml) {
         model::LinkRoute route;
-        benchmarks::apply_nvlink_route(nvml, route);
+        stages::apply_nvlink_route(nvml, route);
         return route;
     };
     const auto switched = route_of(NvlinkRoute{.known = true, .to_switch = 18, .active = 18, .bytes_per_s = 478e9});

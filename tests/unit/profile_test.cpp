@@ -5,7 +5,7 @@
 #include "profile/node_profile.hpp"
 #include "profile/physical.hpp"
 #include "profile/profile.hpp"
-#include "benchmarks/sweep_csv.hpp"
+#include "stages/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
 
@@ -200,8 +200,8 @@ TEST(SweepCsv, WrittenSweepsReadBack) {
     sweep.meta = {{"path", "l1"}, {"stride_bytes", "128"}};
     sweep.points = {{16384, {33, 33, 34.5}}, {32768, {33, 280}}};
     std::stringstream text;
-    gpu_topology::benchmarks::write_sweep_csv(text, sweep);
-    const auto back = gpu_topology::benchmarks::read_sweep_csv(text, "memory");
+    gpu_topology::stages::write_sweep_csv(text, sweep);
+    const auto back = gpu_topology::stages::read_sweep_csv(text, "memory");
     EXPECT_EQ(back.name, sweep.name);
     EXPECT_EQ(back.meta.at("stride_bytes"), "128");
     ASSERT_EQ(back.points.size(), 2u);
@@ -212,6 +212,6 @@ TEST(SweepCsv, WrittenSweepsReadBack) {
 TEST(SweepCsv, BadRowsAreNamed) {
     for (const char* body : {"16384,33 x 34\n", "abc,33\n", "32768,33\n16384,33\n"}) {
         std::stringstream text(std::string("# gpu-topology-sweep 1\n# name=s\nfootprint_bytes,cycles\n") + body);
-        EXPECT_THROW(gpu_topology::benchmarks::read_sweep_csv(text, "bad.csv"), std::runtime_error) << body;
+        EXPECT_THROW(gpu_topology::stages::read_sweep_csv(text, "bad.csv"), std::runtime_error) << body;
     }
 }

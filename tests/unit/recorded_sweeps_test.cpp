@@ -5,8 +5,8 @@
 #include "analysis/hierarchy.hpp"
 #include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
-#include "benchmarks/probe_context.hpp"
-#include "benchmarks/sweep_csv.hpp"
+#include "stages/probe_context.hpp"
+#include "stages/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
 constexpr std::uint64_t kH200L2 = 62914560;  // what the API reports
 
 analysis::Sweep load(const char* name) {
-    return benchmarks::read_sweep_csv(std::filesystem::path(GPU_TOPOLOGY_TEST_DATA) / name);
+    return stages::read_sweep_csv(std::filesystem::path(GPU_TOPOLOGY_TEST_DATA) / name);
 }
 
 // Replays a dense sweep as the capacity search would see it: the last
@@ -195,5 +195,5 @@ TEST(RecordedH200Fast, L2SpanAtStride64AgreesWithStride128) {
     const auto span128 = std::stoull(load("h200_fast_l2_near_size.csv").meta.at("capacity_bytes"));
     analysis::CapacityEstimate near;
     near.capacity_bytes = span128;
-    EXPECT_NEAR(double(span64.capacity_bytes), double(span128), benchmarks::l2_tolerance(near));
+    EXPECT_NEAR(double(span64.capacity_bytes), double(span128), stages::l2_tolerance(near));
 }

@@ -2,8 +2,8 @@
 // of whole probes on real GPUs (tests/data/*.enginelog.tar.gz, recorded with
 // `gpu-topology-probe probe --record`) are replayed, and the profile must be
 // the one the GPU run wrote (tests/data/*_probe.json), value for value.
-#include "benchmarks/recorded_engine.hpp"
-#include "benchmarks/stages.hpp"
+#include "stages/recorded_engine.hpp"
+#include "stages/stages.hpp"
 #include "model/serialize.hpp"
 #include "profile/profile.hpp"
 
@@ -22,24 +22,24 @@ const std::vector<std::string> kRecordings{"nvidia-h200", "nvidia-h100"};
 
 fs::path log_of(const std::string& name) { return fs::path(GPU_TOPOLOGY_REPLAY_DIR) / (name + ".enginelog"); }
 
-model::Topology replay(const fs::path& log, benchmarks::ProbeOptions options = {}, benchmarks::Monitor* watch = nullptr) {
+model::Topology replay(const fs::path& log, stages::ProbeOptions options = {}, stages::Monitor* watch = nullptr) {
     // The recordings are of full runs: a quick one leaves some of their calls out.
-    benchmarks::ReplayEngine engine(log, options.level == benchmarks::Level::quick
-                                             ? benchmarks::ReplayEngine::Matching::subsequence
-                                             : benchmarks::ReplayEngine::Matching::every_call);
-    benchmarks::Progress quiet(false);
-    benchmarks::BlindMonitor blind("replay");
-    return benchmarks::measure_topology(engine, engine.facts(), options, quiet, watch ? *watch : blind);
+    stages::ReplayEngine engine(log, options.level == stages::Level::quick
+                                             ? stages::ReplayEngine::Matching::subsequence
+                                             : stages::ReplayEngine::Matching::every_call);
+    stages::Progress quiet(false);
+    stages::BlindMonitor blind("replay");
+    return stages::measure_topology(engine, engine.facts(), options, quiet, watch ? *watch : blind);
 }
 
 class Recorded : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
     const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / (GetParam() + ".json"));
-    benchmarks::ReplayEngine engine(log_of(GetParam()));
-    benchmarks::Progress quiet(false);
-    benchmarks::BlindMonitor blind("replay");
-    const auto replayed = model::to_json(benchmarks::measure_topology(engine, engine.facts(), {}, quiet, blind));
+    stages::ReplayEngine engine(log_of(GetParam()));
+    stages::Progress quiet(false);
+    stages::BlindMonitor blind("replay");
+    const auto replayed = model::to_json(stages::measure_topology(engine, engine.facts(), {}, quiet, blind));
     EXPECT_EQ(engine.calls_replayed(), engine.calls_recorded()) << "the probe made fewer calls than were recorded";
     EXPECT_TRUE(profile::validate(replayed).empty());
     for (const auto& q : model::kQuantities) {
@@ -58,8 +58,8 @@ TEST_P(Recorded, ReplayReproducesTheProfileOfTheGpuRun) {
 
 // The quick level runs the first stages of the full one, one L2 placement fewer: a subsequence of its calls.
 TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
-    benchmarks::ProbeOptions quick;
-    quick.level = benchmarks::Level::quick;
+    stages::ProbeOptions quick;
+    quick.level = stages::Level::quick;
     const auto json = model::to_json(replay(log_of(GetParam()), quick));
     EXPECT_TRUE(profile::validate(json).empty());
     EXPECT_TRUE(profile::read_quantity(json, "L1_SIZE_BYTES").value);
@@ -79,28 +79,28 @@ TEST_P(Recorded, QuickLevelSkipsWhatItLeavesOut) {
 
 // Replaying every call: a probe that makes a call the recording does not have there fails at once.
 TEST_P(Recorded, EveryCallMatchingRefusesALeftOutCall) {
-    benchmarks::ProbeOptions quick;
-    quick.level = benchmarks::Level::quick;
-    benchmarks::ReplayEngine engine(log_of(GetParam()));
-    benchmarks::Progress quiet(false);
-    benchmarks::BlindMonitor blind("replay");
-    EXPECT_THROW(benchmarks::measure_topology(engine, engine.facts(), quick, quiet, blind), benchmarks::ReplayError);
+    stages::ProbeOptions quick;
+    quick.level = stages::Level::quick;
+    stages::ReplayEngine engine(log_of(GetParam()));
+    stages::Progress quiet(false);
+    stages::BlindMonitor blind("replay");
+    EXPECT_THROW(stages::measure_topology(engine, engine.facts(), quick, quiet, blind), stages::ReplayError);
 }
 
 // A budget spent before a stage starts skips it, and everything after.
 TEST_P(Recorded, SpentBudgetSkipsTheRest) {
-    benchmarks::ProbeOptions tight;
+    stages::ProbeOptions tight;
     tight.budget_seconds = 1e-9;
     const auto t = replay(log_of(GetParam()), tight);
     ASSERT_FALSE(t.probe.skipped.empty());
-    EXPECT_EQ(t.probe.stages.size() + t.probe.skipped.size(), benchmarks::kStages.size());
+    EXPECT_EQ(t.probe.stages.size() + t.probe.skipped.size(), stages::kStages.size());
     EXPECT_NE(t.probe.skipped.front().reason.find("time budget of 1e-09 s spent"), std::string::npos);
     EXPECT_TRUE(profile::validate(model::to_json(t)).empty());
 }
 
 // A monitor that sees other work from some stage on: that stage and those after
 // are measured once (the GPU stays busy) and not vouched for; the rest is.
-class BusyFrom : public benchmarks::Monitor {
+class BusyFrom : public stages::Monitor {
 public:
     explicit BusyFrom(int look) : busy_from_(look) {}
     std::string description() const override { return "test"; }
@@ -114,11 +114,11 @@ private:
 
 TEST_P(Recorded, DisturbedStagesAreNotVouchedFor) {
     // Each stage looks twice, before and after it runs (looks 2i + 1 and 2i + 2): busy from the look before 'sharing'.
-    const auto sharing = std::find_if(benchmarks::kStages.begin(), benchmarks::kStages.end(),
-                                      [](const benchmarks::Stage& s) { return s.name == "sharing"; });
-    ASSERT_NE(sharing, benchmarks::kStages.end());
-    BusyFrom monitor(2 * int(sharing - benchmarks::kStages.begin()) + 1);
-    benchmarks::ProbeOptions once;
+    const auto sharing = std::find_if(stages::kStages.begin(), stages::kStages.end(),
+                                      [](const stages::Stage& s) { return s.name == "sharing"; });
+    ASSERT_NE(sharing, stages::kStages.end());
+    BusyFrom monitor(2 * int(sharing - stages::kStages.begin()) + 1);
+    stages::ProbeOptions once;
     once.max_attempts = 1;  // no second attempt: a replay holds only the calls of the recorded run
     const auto t = replay(log_of(GetParam()), once, &monitor);
     EXPECT_FALSE(t.conditions.quiet);
@@ -150,7 +150,7 @@ TEST_P(Recorded, WorkRunningFromTheStartIsSeenAgainstAQuietReference) {
     }
     const auto recorded = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / (GetParam() + ".json"));
     const double quiet_seconds = recorded.at_path("conditions.reference_work_seconds")->as_number();
-    benchmarks::ProbeOptions once;
+    stages::ProbeOptions once;
     once.max_attempts = 1;
     EXPECT_TRUE(replay(slowed, once).conditions.quiet) << "without a quiet reference the slowdown is invisible";
     once.quiet_reference_seconds = quiet_seconds;
@@ -170,11 +170,11 @@ TEST_P(Recorded, WorkRunningFromTheStartIsSeenAgainstAQuietReference) {
 TEST_P(Recorded, RecordingAReplayWritesTheSameLog) {
     const auto again = fs::temp_directory_path() / ("gpu-topology-again-" + GetParam() + ".enginelog");
     {
-        benchmarks::ReplayEngine replaying(log_of(GetParam()));
-        benchmarks::RecordingEngine recording(replaying, replaying.facts(), again);
-        benchmarks::Progress quiet(false);
-        benchmarks::BlindMonitor blind("replay");
-        benchmarks::measure_topology(recording, replaying.facts(), {}, quiet, blind);
+        stages::ReplayEngine replaying(log_of(GetParam()));
+        stages::RecordingEngine recording(replaying, replaying.facts(), again);
+        stages::Progress quiet(false);
+        stages::BlindMonitor blind("replay");
+        stages::measure_topology(recording, replaying.facts(), {}, quiet, blind);
         EXPECT_EQ(replaying.calls_replayed(), replaying.calls_recorded());
     }
     const auto lines = [](const fs::path& file) {
@@ -210,7 +210,7 @@ TEST(Replay, ADivergingProbeIsNamed) {
     try {
         replay(tampered);
         FAIL() << "a tampered log replayed";
-    } catch (const benchmarks::ReplayError& e) {
+    } catch (const stages::ReplayError& e) {
         EXPECT_NE(std::string(e.what()).find("the replay diverged at call"), std::string::npos) << e.what();
     }
     fs::remove(tampered);
@@ -218,9 +218,9 @@ TEST(Replay, ADivergingProbeIsNamed) {
 
 TEST(Replay, SamplesRoundTripThroughRunLengths) {
     const std::vector<std::uint32_t> samples{33, 33, 33, 34, 280, 280, 33};
-    EXPECT_EQ(benchmarks::encode_samples(samples), "33*3 34 280*2 33");
-    EXPECT_EQ(benchmarks::decode_samples("33*3 34 280*2 33", 7), samples);
-    EXPECT_THROW(benchmarks::decode_samples("33*x", 7), benchmarks::ReplayError);
+    EXPECT_EQ(stages::encode_samples(samples), "33*3 34 280*2 33");
+    EXPECT_EQ(stages::decode_samples("33*3 34 280*2 33", 7), samples);
+    EXPECT_THROW(stages::decode_samples("33*x", 7), stages::ReplayError);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // and 2P passes. The recorded GPU runs (replay_test.cpp) check that the stages
 // reproduce what a GPU said; these check that they find what the rules say,
 // including rules no GPU has shown yet.
-#include "benchmarks/probe_context.hpp"
+#include "stages/probe_context.hpp"
 #include "model/l1_at_launch.hpp"
 #include "simulated_engine.hpp"
 
@@ -11,8 +11,8 @@
 
 namespace {
 using namespace gpu_topology;
-using benchmarks::KiB;
-using benchmarks::MiB;
+using stages::KiB;
+using stages::MiB;
 using kernels::ChaseKernel;
 
 kernels::DeviceFacts hopper_facts() {
@@ -31,16 +31,16 @@ kernels::DeviceFacts hopper_facts() {
 struct Probe {
     simulated::SimulatedEngine engine;
     kernels::DeviceFacts facts = hopper_facts();
-    benchmarks::ProbeOptions options;
-    benchmarks::Progress progress{false};
+    stages::ProbeOptions options;
+    stages::Progress progress{false};
     model::Topology topology;
-    benchmarks::SweepRunner runner{engine, std::nullopt};
-    benchmarks::ProbeContext ctx{engine,   runner,   facts, options, progress, topology,
-                                 benchmarks::BufferLayout(facts.l2_bytes, facts.global_bytes), {}, {}};
+    stages::SweepRunner runner{engine, std::nullopt};
+    stages::ProbeContext ctx{engine,   runner,   facts, options, progress, topology,
+                                 stages::BufferLayout(facts.l2_bytes, facts.global_bytes), {}, {}};
     double value(std::string_view name) const { return topology.value(model::find(name)).value_or(-1); }
     const model::Result& result(std::string_view name) const { return *topology.get(model::find(name)); }
     // Runs `stage_function` as the runner does: as the stage `stage`, which may set only its own quantities.
-    void run(std::string_view stage, void (*stage_function)(benchmarks::ProbeContext&)) {
+    void run(std::string_view stage, void (*stage_function)(stages::ProbeContext&)) {
         ctx.stage = std::string(stage);
         stage_function(ctx);
     }
@@ -65,8 +65,8 @@ std::uint64_t rule(ChaseKernel kernel, std::uint32_t dynamic, int carveout, std:
 TEST(StageL1Carveouts, EveryKernelKindGetsItsOwnRows) {
     Probe p;
     p.engine.l1_bytes = rule;
-    p.run("l1 size", benchmarks::run_l1_size);
-    p.run("l1 carveouts", benchmarks::run_l1_carveouts);
+    p.run("l1 size", stages::run_l1_size);
+    p.run("l1 carveouts", stages::run_l1_carveouts);
     const auto& rows = p.topology.carveouts;
     // The probe's kernel at 11 carveouts and none at 8, in three shapes; three tiling kernels at 7, in two.
     ASSERT_EQ(rows.size(), 33u + 24u + 42u);
@@ -93,9 +93,9 @@ TEST(StageL1Carveouts, EveryKernelKindGetsItsOwnRows) {
 TEST(StageL1Carveouts, HintsSaveChasesButNotAnswers) {
     Probe hinted;
     hinted.engine.l1_bytes = rule;
-    hinted.run("l1 size", benchmarks::run_l1_size);
+    hinted.run("l1 size", stages::run_l1_size);
     const auto before = hinted.engine.chases;
-    hinted.run("l1 carveouts", benchmarks::run_l1_carveouts);
+    hinted.run("l1 carveouts", stages::run_l1_carveouts);
     const auto with_hints = hinted.engine.chases - before;
     // A full doubling and bisection to 1 KiB takes about 15 chases a launch, a hint that holds 2
     // (the all-hit footprint is measured once per kernel).
@@ -139,7 +139,7 @@ TEST(SizeSearch, NearHintsFindWhatAFullSearchFinds) {
 
 TEST(StageTlb, StrideAndCountFindsEntriesCoverageAndPenalty) {
     Probe p;
-    p.run("tlb", benchmarks::run_tlb);
+    p.run("tlb", stages::run_tlb);
     EXPECT_EQ(p.value("TLB_ENTRIES"), 15);
     EXPECT_EQ(p.value("TLB_COVERAGE_BYTES"), 16.0 * MiB);
     EXPECT_EQ(p.value("TLB_REACH_BYTES"), 15 * 16.0 * MiB);
@@ -154,7 +154,7 @@ TEST(StageTlb, OtherEntriesAndCoverage) {
     p.engine.tlb_entries = 8;
     p.engine.tlb_coverage = 32 * MiB;
     p.engine.tlb_miss_cycles = 14;
-    p.run("tlb", benchmarks::run_tlb);
+    p.run("tlb", stages::run_tlb);
     EXPECT_EQ(p.value("TLB_ENTRIES"), 8);
     EXPECT_EQ(p.value("TLB_COVERAGE_BYTES"), 32.0 * MiB);
     EXPECT_EQ(p.value("TLB_REACH_BYTES"), 8 * 32.0 * MiB);
@@ -164,7 +164,7 @@ TEST(StageTlb, OtherEntriesAndCoverage) {
 TEST(StageTlb, MoreEntriesThanTheSpanHoldsLeavesThemUnmeasured) {
     Probe p;
     p.engine.tlb_entries = 64;  // a ring 64 MiB apart fits 24 elements in the 1.5 GiB span
-    p.run("tlb", benchmarks::run_tlb);
+    p.run("tlb", stages::run_tlb);
     const auto* why = std::get_if<model::Unmeasured>(&p.result("TLB_ENTRIES"));
     ASSERT_TRUE(why);
     EXPECT_NE(why->reason.find("no element of a ring 64 MiB apart slowed"), std::string::npos) << why->reason;
@@ -173,7 +173,7 @@ TEST(StageTlb, MoreEntriesThanTheSpanHoldsLeavesThemUnmeasured) {
 TEST(StageTlb, NoMissesAtNarrowStridesLeavesTheReachUnmeasured) {
     Probe p;
     p.engine.tlb_blind_below = 16 * MiB;  // rings 8 MiB apart never slow (what one H100 report claimed)
-    p.run("tlb", benchmarks::run_tlb);
+    p.run("tlb", stages::run_tlb);
     EXPECT_EQ(p.value("TLB_ENTRIES"), 15);
     const auto* why = std::get_if<model::Unmeasured>(&p.result("TLB_REACH_BYTES"));
     ASSERT_TRUE(why);
@@ -183,7 +183,7 @@ TEST(StageTlb, NoMissesAtNarrowStridesLeavesTheReachUnmeasured) {
 
 TEST(StageBandwidths, RereadsCountWithoutTheirFirstPass) {
     Probe p;
-    p.run("bandwidths", benchmarks::run_bandwidths);
+    p.run("bandwidths", stages::run_bandwidths);
     // The first pass of an L1 re-read comes from L2 at a quarter of the rate: timed once it would cost ~3 %.
     EXPECT_NEAR(p.value("L1_BANDWIDTH_BYTES_PER_S"), 32e12, 32e12 * 1e-6);
     EXPECT_NEAR(p.value("SHARED_BANDWIDTH_BYTES_PER_S"), 33e12, 33e12 * 1e-6);

@@ -1,0 +1,110 @@
+#pragma once
+// What the stages of one probe share: the engine and runner, the device's API
+// facts, the topology being filled, how the engine's buffer is laid out, and
+// the intermediate answers that later stages and cross-checks build on.
+#include "../analysis/hierarchy.hpp"
+#include "cache_family.hpp"
+#include "stages.hpp"
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <string>
+#include <vector>
+
+namespace gpu_topology::stages {
+
+// Answers a stage hands to later stages and to the cross-checks. A stage reads
+// another's answer with required(): its needs (a quantity the other stage sets
+// together with the answer) keep it from running without one, and a missing
+// answer is a probe bug that names itself instead of reading an empty value.
+struct Scratch {
+    double timer_uncertainty = 0;
+    std::optional<analysis::Hierarchy> curve;
+    std::map<int, analysis::CapacityEstimate> l1_at;  // by carveout, default launch shape
+    std::vector<CacheResult> unified;                 // l1 first, then texture, read-only
+    std::vector<CacheResult> constant;                // constant L1, L1.5
+    std::optional<LatencyAnswer> l2_latency;
+    std::optional<analysis::Granularity> l2_fetch;    // first touch after evicting L2
+    std::optional<analysis::CapacityEstimate> l2_near;
+    std::optional<LineAnswer> l2_line;
+
+    template <typename T>
+    static const T& required(const std::optional<T>& answer, std::string_view what) {
+        if (!answer) throw std::logic_error("a probe stage ran without " + std::string(what) + " (a probe bug)");
+        return *answer;
+    }
+    const analysis::CapacityEstimate& l1_at_carveout(int carveout) const {
+        const auto at = l1_at.find(carveout);
+        if (at == l1_at.end())
+            throw std::logic_error("a probe stage ran without the L1 size at carveout " + std::to_string(carveout) +
+                                   " (a probe bug)");
+        return at->second;
+    }
+};
+
+// The largest footprint an L1 search tries: four times L1 + shared.
+inline std::uint64_t l1_search_bound(const DeviceFacts& facts) {
+    return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
+}
+
+struct ProbeContext {
+    kernels::Engine& engine;
+    SweepRunner& runner;
+    const DeviceFacts& facts;
+    const ProbeOptions& options;
+    Progress& progress;
+    model::Topology& topology;
+    BufferLayout layout;
+    Scratch scratch;
+    std::string stage;  // the stage running now
+
+    std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
+    std::uint64_t l1_search_bound() const { return stages::l1_search_bound(facts); }
+    // Sets a quantity of the running stage. Another stage's quantity is a probe bug:
+    // the list (model/quantities.hpp) says which stage answers for each, and the
+    // runner marks what a skipped or failed stage would have set by that.
+    void set(model::QuantityId id, model::Result result) {
+        const auto& q = model::kQuantities[id];
+        if (q.stage != stage)
+            throw std::logic_error("stage '" + stage + "' set " + std::string(q.name) + ", which the list gives to stage '" +
+                                   std::string(q.stage) + "' (a probe bug)");
+        topology.set(id, std::move(result));
+    }
+    // Adds a cross-check, tagged with the running stage (a repeated stage replaces its checks).
+    void check(model::CrossCheck c);
+    double clock_khz() const { return runner.measured_clock_khz(); }
+};
+
+// The stages (stage_*.cpp, cache_family.cpp).
+void run_warm_up(ProbeContext&);
+void run_latencies(ProbeContext&);
+void run_hierarchy_curve(ProbeContext&);
+void run_l1_size(ProbeContext&);
+void run_l1_path(ProbeContext&);
+void run_l2_size(ProbeContext&);
+void run_l2_line(ProbeContext&);
+void run_bandwidths(ProbeContext&);
+void run_l1_carveouts(ProbeContext&);
+void run_texture_readonly(ProbeContext&);
+void run_constant_caches(ProbeContext&);
+void run_sharing(ProbeContext&);
+void run_random_order(ProbeContext&);
+void run_shared_banks(ProbeContext&);
+void run_dsmem(ProbeContext&);
+void run_tlb(ProbeContext&);
+
+// A first touch must be served by the level behind the cache: its fetches as
+// slow as a miss of the path (the same level), not slower (something evicted
+// the region: another process on the GPU). A cross-check on the fetch granularity.
+void check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache);
+
+// The L2 near-capacity question, and the tolerance of checks against its answer.
+CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name);
+double l2_tolerance(const analysis::CapacityEstimate& near);
+
+// "default" or the percentage.
+std::string carveout_name(int percent);
+
+}  // namespace gpu_topology::stages
