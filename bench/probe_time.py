@@ -52,7 +52,7 @@ COMPARED = [
     ("caches.shared.latency_cycles", "p50", 0.05, 2),
     ("caches.l2.near_size_bytes", "value", 0.03, 512 * KiB),
     ("caches.l2.line_bytes", "value", 0, 0),
-    ("caches.l2.sector_bytes", "value", 0, 0),
+    ("caches.l2.dram_fetch_bytes", "value", 0, 0),
     ("caches.l2.near_latency_cycles", "p50", 0.05, 2),
     ("caches.l2.far_latency_cycles", "p50", 0.05, 2),
     ("caches.dram.latency_cycles", "p50", 0.05, 2),

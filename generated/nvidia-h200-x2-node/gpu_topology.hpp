@@ -17,7 +17,7 @@
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-45146283-5028-6df4-4350-c85fbdf2c6ea"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200-x2-node.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:b3fe3b765f48eed8"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:ec9a3533870ad630"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -82,7 +82,7 @@
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
-#define GPU_TOPOLOGY_L2_SECTOR_BYTES 64
+#define GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES 64
 #define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 277
 #define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 488
 #define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 398
@@ -104,6 +104,7 @@
 #define GPU_TOPOLOGY_L1_CONSTANT_L1_SAME_STORAGE 0
 #define GPU_TOPOLOGY_TEXTURE_CONSTANT_L1_SAME_STORAGE 0
 #define GPU_TOPOLOGY_READONLY_CONSTANT_L1_SAME_STORAGE 0
+#define GPU_TOPOLOGY_L2_SECTOR_BYTES GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES  // deprecated: renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector
 
 #ifdef __cplusplus
 #include <cstddef>
@@ -361,7 +362,8 @@ struct l2_facts {
     known<std::uint64_t> persisting_max_bytes;  // L2 set-aside for persisting accesses, at most, bytes
     known<std::uint64_t> near_size_bytes;  // L2 an SM reuses at near latency, bytes
     known<std::uint32_t> line_bytes;  // L2 line, bytes
-    known<std::uint32_t> sector_bytes;  // L2 fetch granularity from DRAM, bytes
+    known<std::uint32_t> dram_fetch_bytes;  // DRAM fetch per L2 miss, bytes
+    [[deprecated("renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector")]] static constexpr known<std::uint32_t> sector_bytes{64u, source::measured, false, true};
     known<std::uint32_t> near_latency_cycles;  // L2 near hit latency, cycles
     known<std::uint32_t> far_latency_cycles;  // L2 far hit latency, cycles
     known<std::uint32_t> miss_penalty_cycles;  // L2 near miss penalty (to DRAM), cycles

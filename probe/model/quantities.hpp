@@ -184,7 +184,7 @@ inline constexpr std::array kQuantities{
     Quantity{"L2_PERSISTING_MAX_BYTES", "caches.l2.persisting_max_bytes", S::estimate, H::u64, U::bytes, "api", {0, kL2Bytes.max}, "L2 set-aside for persisting accesses, at most"},
     Quantity{"L2_NEAR_SIZE_BYTES", "caches.l2.near_size_bytes", S::estimate, H::u64, U::bytes, "l2 size", kBytes, "L2 an SM reuses at near latency"},
     Quantity{"L2_LINE_BYTES", "caches.l2.line_bytes", S::estimate, H::u32, U::bytes, "l2 line", kLine, "L2 line"},
-    Quantity{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", S::estimate, H::u32, U::bytes, "latencies", kLine, "L2 fetch granularity from DRAM"},
+    Quantity{"L2_DRAM_FETCH_BYTES", "caches.l2.dram_fetch_bytes", S::estimate, H::u32, U::bytes, "latencies", kLine, "DRAM fetch per L2 miss"},
     Quantity{"L2_NEAR_LATENCY_CYCLES", "caches.l2.near_latency_cycles", S::latency, H::u32, U::cycles, "latencies", kCycles, "L2 near hit latency"},
     Quantity{"L2_FAR_LATENCY_CYCLES", "caches.l2.far_latency_cycles", S::latency, H::u32, U::cycles, "hierarchy curve", kCycles, "L2 far hit latency"},
     Quantity{"L2_MISS_PENALTY_CYCLES", "caches.l2.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "hierarchy curve", kCycles, "L2 near miss penalty (to DRAM)"},
@@ -264,7 +264,7 @@ inline constexpr std::array kRelations{
     Relation{"CONSTANT_L1_LINE_BYTES", "CONSTANT_L1_SIZE_BYTES", false, "a cache holds at least one line"},
     Relation{"CONSTANT_L1_SIZE_BYTES", "CONSTANT_L15_SIZE_BYTES", true, "the constant L1 sits in front of the larger L1.5"},
     Relation{"SHARED_PER_BLOCK_OPTIN_BYTES", "SHARED_SIZE_PER_SM_BYTES", false, "a block gets at most an SM's shared memory"},
-    Relation{"L2_SECTOR_BYTES", "L2_LINE_BYTES", false, "a fetch fills part of a line"},
+    Relation{"L2_DRAM_FETCH_BYTES", "L2_LINE_BYTES", false, "a fetch fills part of a line"},
     Relation{"L2_LINE_BYTES", "L2_NEAR_SIZE_BYTES", false, "a cache holds at least one line"},
     Relation{"L2_NEAR_SIZE_BYTES", "L2_SIZE_BYTES", false, "the near part of L2 lies within L2"},
     Relation{"L2_NEAR_LATENCY_CYCLES", "L2_FAR_LATENCY_CYCLES", true, "the far L2 partition is slower"},
@@ -340,6 +340,34 @@ consteval bool rules_name_quantities() {
     return true;
 }
 static_assert(rules_name_quantities(), "a product or a compute-capability rule names a quantity that is not in kQuantities");
+
+// Quantities renamed after profiles with the old name were written: such a
+// profile reads the old member as the new one (profile::parse_profile_text),
+// and the header and the CMake variables keep the old name as a deprecated
+// alias. A rename stays within its object (only the member changes).
+struct Renamed {
+    std::string_view old_name;  // the old macro / CMake variable suffix
+    std::string_view old_path;  // where old profiles hold it
+    std::string_view name;      // the quantity it is now
+    std::string_view why;
+};
+inline constexpr std::array kRenamed{
+    // What the L2 line stage measures is the DRAM fetch granularity, not a sector of
+    // L2's own (L1's sector_bytes is one): renamed in probe 1.2.0.
+    Renamed{"L2_SECTOR_BYTES", "caches.l2.sector_bytes", "L2_DRAM_FETCH_BYTES", "renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector"},
+};
+
+consteval bool renames_stay_in_their_object() {
+    for (const auto& r : kRenamed) {
+        const auto i = find(r.name);
+        if (i == kQuantities.size() || find(r.old_name) != kQuantities.size()) return false;
+        const auto& q = kQuantities[i];
+        const auto parent = q.path.substr(0, q.path.rfind('.'));
+        if (r.old_path.substr(0, r.old_path.rfind('.')) != parent || r.old_path == q.path) return false;
+    }
+    return true;
+}
+static_assert(renames_stay_in_their_object(), "a rename names no quantity, an old name still in use, or another object");
 
 consteval bool names_and_paths_are_unique() {
     for (std::size_t i = 0; i < kQuantities.size(); ++i)

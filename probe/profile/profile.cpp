@@ -335,12 +335,35 @@ RowKernel kernel_of(const Json& row) {
             static_cast<std::uint32_t>(std::clamp(bytes->as_number(), 0.0, kMaxSharedBytesPerBlock))};
 }
 
+namespace {
+// A member an older probe wrote under a name since changed (model::kRenamed)
+// takes the new name where it stands, unless the new one is there too.
+void read_old_names(Json& profile) {
+    if (!profile.is_object()) return;
+    for (const auto& r : model::kRenamed) {
+        const auto dot = r.old_path.rfind('.');
+        const Json* parent = profile.at_path(r.old_path.substr(0, dot));
+        if (!parent || !parent->is_object()) continue;
+        const auto new_member = kQuantities[model::find(r.name)].member();
+        if (parent->find(new_member)) continue;
+        for (auto& [key, value] : profile.path_to(r.old_path.substr(0, dot)).as_object())
+            if (key == r.old_path.substr(dot + 1)) key = std::string(new_member);
+    }
+}
+}  // namespace
+
 Json parse_profile_text(std::string_view text, const std::string& source) {
+    Json document;
     try {
-        return Json::parse(text, source);
+        document = Json::parse(text, source);
     } catch (const JsonError& e) {
         throw ProfileError(e.what());
     }
+    read_old_names(document);
+    // A node profile holds one profile per device.
+    if (document.is_object() && document.find("devices") && document.find("devices")->is_array())
+        for (auto& device : document["devices"].as_array()) read_old_names(device);
+    return document;
 }
 
 void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what) {

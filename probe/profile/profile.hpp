@@ -64,7 +64,8 @@ public:
 Json load_profile(const std::filesystem::path& file);
 Json load_profile_text(std::string_view text, const std::string& source);
 // The two halves, for readers of other schemas: parse (a syntax error becomes a
-// ProfileError with file:line:column), and refuse a document `errors` find fault with.
+// ProfileError with file:line:column; members renamed since, model::kRenamed, take
+// their new names), and refuse a document `errors` find fault with.
 Json parse_profile_text(std::string_view text, const std::string& source);
 void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what);
 // The bytes of a profile file, refused when it is not a regular file or too large.

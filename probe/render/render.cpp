@@ -79,6 +79,12 @@ std::string macros(const Json& root) {
         out += "#define " + name + " " + integer(*v.value) + "\n";
         if (v.lower_bound) out += "#define " + name + "_IS_LOWER_BOUND 1\n";
     }
+    for (const auto& r : model::kRenamed) {
+        const std::string old_name = "GPU_TOPOLOGY_" + std::string(r.old_name), name = "GPU_TOPOLOGY_" + std::string(r.name);
+        const bool measured = profile::read_quantity(root, r.name).value.has_value();
+        out += "#define " + old_name + (measured ? " " + name : "_UNMEASURED 1") + "  // deprecated: " +
+               std::string(r.why) + "\n";
+    }
     return out;
 }
 
@@ -92,18 +98,24 @@ std::string facts(const Json& root) {
             const auto v = profile::read_quantity(root, q);
             const std::string member(q.member());
             const std::string label = "  // " + std::string(q.label) + (q.unit == model::Unit::none ? "" : ", " + std::string(to_string(q.unit)));
+            std::string member_type, value;
             if (v.value) {
-                members += "    known<" + std::string(cxx_type(q.type)) + "> " + member + ";" + label + "\n";
-                values += std::string(values.empty() ? "" : ",\n") + "    {" + cxx_literal(q, *v.value) + ", " +
-                          std::string(cxx_source(v.source)) + ", " + (v.lower_bound ? "true" : "false") + ", " +
-                          (v.doubt.empty() ? "true" : "false") + "}";
+                member_type = "known<" + std::string(cxx_type(q.type)) + ">";
+                value = "{" + cxx_literal(q, *v.value) + ", " + std::string(cxx_source(v.source)) + ", " +
+                        (v.lower_bound ? "true" : "false") + ", " + (v.doubt.empty() ? "true" : "false") + "}";
             } else {
                 reasons += "struct " + std::string(q.name) + " {\n    static constexpr const char* reason = \"" +
                            c_string_body(v.reason) + "\";\n};\n";
-                members += "    unknown<" + std::string(cxx_type(q.type)) + ", not_measured::" + std::string(q.name) +
-                           "> " + member + ";" + label + "\n";
-                values += std::string(values.empty() ? "" : ",\n") + "    {}";
+                member_type = "unknown<" + std::string(cxx_type(q.type)) + ", not_measured::" + std::string(q.name) + ">";
+                value = "{}";
             }
+            members += "    " + member_type + " " + member + ";" + label + "\n";
+            values += std::string(values.empty() ? "" : ",\n") + "    " + value;
+            // The old member name, on the host: gpu_topology::l2.sector_bytes still compiles, with a warning.
+            for (const auto& r : model::kRenamed)
+                if (r.name == q.name)
+                    members += "    [[deprecated(\"" + std::string(r.why) + "\")]] static constexpr " + member_type + " " +
+                               std::string(r.old_path.substr(r.old_path.rfind('.') + 1)) + value + ";\n";
         }
         structs += "struct " + type + " {\n" + members + "};\nGPU_TOPOLOGY_FACT " + type + " " + std::string(object) +
                    "{\n" + values + "};\n\n";
@@ -316,6 +328,16 @@ std::string render_cmake(const Json& document, const RenderContext& context) {
         }
     }
     out += "set(GPU_TOPOLOGY_QUANTITIES \"" + names + "\")\n";
+    // Old names of renamed quantities: their variables, and OLD=NEW pairs for gpu_topology_get/_require.
+    std::string renamed;
+    for (const auto& r : model::kRenamed) {
+        const auto v = profile::read_quantity(root, r.name);
+        const std::string old_name = "GPU_TOPOLOGY_" + std::string(r.old_name);
+        out += v.value ? "set(" + old_name + " " + integer(*v.value) + ")  # deprecated: " + std::string(r.why) + "\n"
+                       : "set(" + old_name + "_UNMEASURED " + quoted(v.reason) + ")\n";
+        renamed += (renamed.empty() ? "" : ";") + std::string(r.old_name) + "=" + std::string(r.name);
+    }
+    out += "set(GPU_TOPOLOGY_RENAMED \"" + renamed + "\")\n";
     out += "set(GPU_TOPOLOGY_NOT_VOUCHED_FOR \"" + doubts + "\")\n";
     const Json* quiet = root.at_path("conditions.quiet");
     out += std::string("set(GPU_TOPOLOGY_CONDITIONS_QUIET ") + (quiet && quiet->is_bool() && !quiet->as_bool() ? "FALSE" : "TRUE") + ")\n";

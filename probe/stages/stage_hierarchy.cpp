@@ -27,7 +27,7 @@ void run_latencies(ProbeContext& ctx) {
     ctx.progress.step("L2 fetch granularity from DRAM");
     const auto fetch = measure_fetch_granularity(ctx.runner, LoadPath::l2, ctx.layout.fresh_offset + 16 * MiB,
                                                  "l2_first_touch", ctx.layout.evict_offset, 2 * l2);
-    ctx.set(id("L2_SECTOR_BYTES"),
+    ctx.set(id("L2_DRAM_FETCH_BYTES"),
             granularity_result(fetch.granularity,
                                "first touch every 8 B after evicting L2: distance between DRAM fetches"));
     ctx.scratch.l2_fetch = fetch.granularity;
@@ -101,7 +101,7 @@ void run_hierarchy_curve(ProbeContext& ctx) {
                    .measured = ctx.scratch.l2_fetch->slow_p50, .tolerance = 0.25 * levels.dram->latency.p50,
                    .detail = "median latency of the fetches of the first-touch pass after evicting L2 against the "
                              "DRAM plateau; faster means the eviction left the region in L2",
-                   .concerns = {id("L2_SECTOR_BYTES")}});
+                   .concerns = {id("L2_DRAM_FETCH_BYTES")}});
     if (const auto* near = ctx.topology.get(id("L2_NEAR_LATENCY_CYCLES")))
         ctx.set(id("L2_MISS_PENALTY_CYCLES"),
                 penalty_result(*near, dram, "DRAM plateau of the hierarchy curve minus near-L2 hit latency, medians"));

@@ -415,9 +415,15 @@ gpu_topology_generate(TARGET kernels)
 gpu_topology_get(l15 CONSTANT_L15_SIZE_BYTES)
 gpu_topology_get(sms SM_COUNT)
 message(STATUS "l15=${l15} lower=${l15_IS_LOWER_BOUND} doubt=[${l15_DOUBT}] sms_lower=[${sms_IS_LOWER_BOUND}]")
+gpu_topology_get(fetch L2_SECTOR_BYTES)
+gpu_topology_get(fetch_now L2_DRAM_FETCH_BYTES)
+message(STATUS "old name: ${fetch} new: ${fetch_now}")
 ]=])
   run(ok "${CMAKE_COMMAND}" -S "${WORK}/get" -B "${WORK}/get-build" -G "${GENERATOR}" ${stored_arg})
   expect_in("${output}" "l15=65536 lower=TRUE doubt=[] sms_lower=[]")
+  # A renamed quantity answers to its old name, with a deprecation message.
+  expect_in("${output}" "old name: 64 new: 64")
+  expect_in("${output}" "L2_SECTOR_BYTES is now L2_DRAM_FETCH_BYTES")
   # A doubt or a reason is text, even one that CMake's if() takes for false ("N", "...-NOTFOUND").
   derive_profile("${WORK}/falsy.json" caches.l1.size_bytes.doubt "\"N\""
                  caches.texture.line_bytes.reason "\"why-NOTFOUND\"")

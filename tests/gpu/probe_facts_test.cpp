@@ -61,10 +61,10 @@ TEST(ProbeOnGpu, SizesAgreeWithTheApi) {
 }
 
 TEST(ProbeOnGpu, LinesAndSectorsArePowersOfTwo) {
-    for (const char* name : {"L1_LINE_BYTES", "L1_SECTOR_BYTES", "L2_LINE_BYTES", "L2_SECTOR_BYTES"})
+    for (const char* name : {"L1_LINE_BYTES", "L1_SECTOR_BYTES", "L2_LINE_BYTES", "L2_DRAM_FETCH_BYTES"})
         EXPECT_TRUE(power_of_two(value(name))) << name << " = " << value(name);
     EXPECT_LE(value("L1_SECTOR_BYTES"), value("L1_LINE_BYTES"));
-    EXPECT_LE(value("L2_SECTOR_BYTES"), value("L2_LINE_BYTES"));
+    EXPECT_LE(value("L2_DRAM_FETCH_BYTES"), value("L2_LINE_BYTES"));
 }
 
 TEST(ProbeOnGpu, LatenciesIncreaseDownTheHierarchy) {
@@ -93,7 +93,7 @@ TEST(ProbeOnGpu, HopperArchitecturalFacts) {
     EXPECT_EQ(value("L1_LINE_BYTES"), 128);
     EXPECT_EQ(value("L1_SECTOR_BYTES"), 32);
     EXPECT_EQ(value("L2_LINE_BYTES"), 128);
-    EXPECT_GE(value("L2_SECTOR_BYTES"), 32);  // DRAM fills L2 in sectors of 32 B or more
+    EXPECT_GE(value("L2_DRAM_FETCH_BYTES"), 32);  // DRAM fills L2 in sectors of 32 B or more
     EXPECT_LT(value("L2_NEAR_SIZE_BYTES"), 0.6 * double(g_facts.l2_bytes));  // one partition, not both
     EXPECT_GT(value("L2_NEAR_SIZE_BYTES"), 0.4 * double(g_facts.l2_bytes));
 }

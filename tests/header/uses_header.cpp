@@ -16,6 +16,16 @@ struct banks16x8 {
     unsigned banks = 16, bank_bytes = 8;
 };
 
+// The old names of renamed quantities still compile, to the new values (with a
+// deprecation warning, silenced here: the strict compiles make warnings errors).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#ifdef GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES
+static_assert(GPU_TOPOLOGY_L2_SECTOR_BYTES == GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES, "the old macro");
+#endif
+static_assert(gt::l2.sector_bytes.value_or(0) == gt::l2.dram_fetch_bytes.value_or(0), "the old member");
+#pragma GCC diagnostic pop
+
 template <typename Fact>
 constexpr unsigned long long or_zero(const Fact& fact) {
     return static_cast<unsigned long long>(fact.value_or(0));

@@ -77,6 +77,35 @@ TEST(Profile, RoundTripKeepsEveryValue) {
     EXPECT_EQ(original.dump(), again.dump());
 }
 
+// A profile an older probe wrote under a name since changed (model::kRenamed)
+// reads under the new name (so does each device of a node profile); where both
+// names stand, the new one counts.
+TEST(Profile, OldNamesOfRenamedQuantitiesReadAsTheNewOnes) {
+    const auto current = load_profile_text(stored_text(), "current.json");
+    for (const auto& r : gpu_topology::model::kRenamed) {
+        const auto q = gpu_topology::model::kQuantities[gpu_topology::model::find(r.name)];
+        std::string old_text = stored_text();
+        const auto parent = std::string(q.path.substr(0, q.path.rfind('.')));
+        const auto at = old_text.find("\"" + std::string(q.member()) + "\"", old_text.find("\"" + parent.substr(parent.rfind('.') + 1) + "\": {"));
+        ASSERT_NE(at, std::string::npos) << q.path;
+        old_text.replace(at + 1, q.member().size(), r.old_path.substr(r.old_path.rfind('.') + 1));
+        ASSERT_EQ(old_text.find("\"" + std::string(q.member()) + "\""), std::string::npos) << "the new name is gone";
+        const auto old = load_profile_text(old_text, "old.json");
+        EXPECT_EQ(read_quantity(old, q).value, read_quantity(current, q).value) << r.old_name;
+        EXPECT_TRUE(read_quantity(old, q).value.has_value()) << r.old_name;
+        EXPECT_EQ(old.dump(), current.dump()) << "read back, the old profile is the current one";
+        // Every device of a node profile.
+        const auto node_text = read_text(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200-x2-node.json");
+        std::string old_node = node_text;
+        const std::string new_key = "\"" + std::string(q.member()) + "\": {";
+        const std::string old_key = "\"" + std::string(r.old_path.substr(r.old_path.rfind('.') + 1)) + "\": {";
+        for (auto at = old_node.find(new_key); at != std::string::npos; at = old_node.find(new_key))
+            old_node.replace(at, new_key.size(), old_key);
+        EXPECT_EQ(load_any_profile_text(old_node, "old-node.json").dump(),
+                  load_any_profile_text(node_text, "node.json").dump());
+    }
+}
+
 // The catalogue of hostile and impossible profiles (tests/data/hostile_profiles.json).
 TEST(Profile, HostileAndImpossibleProfilesAreRefusedByName) {
     const auto catalogue = Json::parse(read_text(fs::path(GPU_TOPOLOGY_TEST_DATA) / "hostile_profiles.json"));

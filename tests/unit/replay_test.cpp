@@ -125,7 +125,7 @@ TEST_P(Recorded, DisturbedStagesAreNotVouchedFor) {
     ASSERT_FALSE(t.conditions.events.empty());
     const auto json = model::to_json(t);
     EXPECT_TRUE(profile::validate(json).empty());
-    const auto early = profile::read_quantity(json, "L2_SECTOR_BYTES");  // stage 'latencies', quiet
+    const auto early = profile::read_quantity(json, "L2_DRAM_FETCH_BYTES");  // stage 'latencies', quiet
     EXPECT_TRUE(early.doubt.empty()) << early.doubt;
     const auto late = profile::read_quantity(json, "L1_READONLY_SAME_STORAGE");  // stage 'sharing', busy
     EXPECT_NE(late.doubt.find("the GPU was busy with other work during stage 'sharing'"), std::string::npos);
