@@ -8,8 +8,9 @@ A set is held out only if it was drawn after the model was last changed: pick a 
 write the seed down with the results (docs/measurements/*-stencil.md). The draw covers what tiling
 kernels meet: 8 to 48 million points (a search of 168 shapes stays near a minute), x from 40 to
 1200 points (narrower than one 64-wide tile up to many 128-wide ones), y : z from 1 : 6 to 6 : 1
-(thin and thick), every size at least 24; about one size in three is moved to the nearest prime and
-one in three to the nearest odd number, so few are multiples of a tile.
+(thin and thick), every size at least 24. x is moved to the nearest prime one time in three and to
+an odd number one time in three, so few are multiples of a tile; y and z are even (stencil3d folds
+two points a thread along them), and neither a power of two nor a multiple of 16 unless drawn so.
 """
 import math
 import random
@@ -47,7 +48,8 @@ def draw(rng):
     y_over_z = log_uniform(rng, 1 / 6, 6)
     z = math.sqrt(points / x / y_over_z)
     y = z * y_over_z
-    return [max(24, roughen(round(v), rng)) for v in (x, y, z)]
+    even = lambda v: max(24, round(v / 2) * 2)
+    return [max(24, roughen(round(x), rng)), even(y), even(z)]
 
 
 def main(argv):
