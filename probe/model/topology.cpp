@@ -112,7 +112,7 @@ void Topology::enforce_relations() {
     for (const auto& r : kRelations) {
         const QuantityId small = find(r.smaller), large = find(r.larger);
         const auto a = value(small), b = value(large);
-        if (!a || !b || (r.strict ? *a < *b : *a <= *b)) continue;
+        if (!a || !b || r.holds(*a, *b)) continue;
         const std::string why = std::string(r.smaller) + " = " + number(*a) + " and " + std::string(r.larger) + " = " +
                                 number(*b) + " contradict: " + std::string(r.why);
         for (QuantityId q : {small, large}) {

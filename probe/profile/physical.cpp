@@ -33,7 +33,7 @@ public:
         for (const auto& r : model::kRelations) {
             const Value a = read_quantity(profile_, r.smaller), b = read_quantity(profile_, r.larger);
             if (!a.value || !b.value || b.lower_bound) continue;  // unknown, or the larger may be larger still
-            if (r.strict ? *a.value < *b.value : *a.value <= *b.value) continue;
+            if (r.holds(*a.value, *b.value)) continue;
             errors.push_back(path_of(r.smaller) + ": " + format_number(*a.value) + " must be " +
                              (r.strict ? "less than " : "at most ") + path_of(r.larger) + " (" +
                              format_number(*b.value) + "): " + std::string(r.why));

@@ -162,7 +162,10 @@ TEST(ProbeOnGpu, L1ShrinksAsTheCarveoutGrows) {
 }
 
 // l1_bytes_at() (model::l1_bounds) at launches the table was not built from:
-// a fresh measurement lies between the bounds the measured launches give.
+// a fresh measurement lies between the bounds the measured launches give. The
+// tiling kinds' rows have 256 and 1024 threads, so their held-out launch lies
+// between (a smaller block has no lower bound in the table: more of its blocks
+// are resident, each with its shared memory).
 TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     ASSERT_FALSE(g_topology.carveouts.empty());
     const stages::BufferLayout layout(static_cast<std::uint64_t>(g_facts.l2_bytes), static_cast<std::uint64_t>(g_facts.global_bytes));
@@ -178,7 +181,7 @@ TEST(ProbeOnGpu, L1AtLaunchBoundsHeldOutLaunches) {
     using enum kernels::ChaseKernel;
     for (const Launch launch : {Launch{2, 128, probe, 0}, Launch{6, 512, probe, 0}, Launch{20, 64, probe, 0},
                                 Launch{-1, 128, probe, 0}, Launch{0, 512, probe, 0}, Launch{20, 512, plain, 0},
-                                Launch{40, 128, plain, 32 * 1024}}) {
+                                Launch{40, 512, plain, 32 * 1024}}) {
         auto question = stages::unified_l1_size_question(kernels::LoadPath::l1, launch.carveout,
                                                              stages::Order::sequential, "held_out", bound,
                                                              launch.threads);

@@ -100,6 +100,19 @@ TEST(Topology, FailedCrossCheckWithdrawsTheWord) {
     EXPECT_TRUE(std::get<model::Estimate>(*t.get(id("L1_LINE_BYTES"))).doubt.empty());
 }
 
+// A measured SM clock a little above the API's maximum is the estimate's error
+// (an H100 GPU-test probe read 1994.75 against 1980 MHz); far above, a contradiction.
+TEST(Topology, AnEstimateMayExceedItsBoundByItsError) {
+    for (const auto& [measured_khz, kept] : {std::pair{1994750.0, true}, std::pair{2030000.0, false}}) {
+        auto t = with_identity();
+        t.set(id("SM_CLOCK_MAX_KHZ"), model::api_value(1980000));
+        t.set(id("SM_CLOCK_KHZ"), model::Estimate{.value = measured_khz, .method = "test", .confidence = 1});
+        t.enforce_relations();
+        EXPECT_EQ(t.value(id("SM_CLOCK_KHZ")).has_value(), kept) << measured_khz;
+        EXPECT_TRUE(profile::validate(model::to_json(t)).empty()) << measured_khz;
+    }
+}
+
 TEST(Topology, AContradictionIsNotAFact) {
     auto t = with_identity();
     // Within its own rule, but beyond L2.
