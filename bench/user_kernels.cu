@@ -2,9 +2,10 @@
 // side by side in one run (issue 18). Standalone, not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 bench/user_kernels.cu -o /tmp/user_kernels
-//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb]
+//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential]
 //
-// l1         The L1 a one-thread chase gets (random ring, 128 B apart, ld.global.ca), per kind of
+// l1         The L1 a one-thread chase gets (random ring, 128 B apart, ld.global.ca; --ring
+//            sequential: each line points to the next, as the probe's rings and most tiles walk), per kind of
 //            kernel, carveout and block size: the largest footprint whose cycles per load stay
 //            within 10 % of an all-hit ring (bisection to 1 KiB), at every carveout the probe's
 //            table has (docs/l1-effective-capacity.md). Kinds: no shared memory, 4 B of
@@ -122,13 +123,16 @@ struct RingBuffer {
     unsigned long long base() const { return reinterpret_cast<unsigned long long>(data.get()); }
 };
 
-// Links a random cyclic ring of footprint `bytes`, 128 B apart, from the buffer's start; returns its start.
+bool g_sequential_ring = false;  // --ring sequential
+
+// Links a cyclic ring of footprint `bytes`, 128 B apart, from the buffer's start, in a random
+// order (or in address order with --ring sequential); returns its start.
 unsigned long long link_random(RingBuffer& buffer, std::size_t bytes, unsigned seed) {
     constexpr std::size_t stride = 128;
     const std::size_t n = bytes / stride;
     std::vector<unsigned> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    if (!g_sequential_ring) std::shuffle(order.begin(), order.end(), std::mt19937(seed));
     std::vector<unsigned long long> host(bytes / 8, 0);
     for (std::size_t i = 0; i < n; ++i)
         host[order[i] * stride / 8] = buffer.base() + order[(i + 1) % n] * stride;
@@ -485,8 +489,10 @@ int main(int argc, char** argv) {
         if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
         else if (a == "--sections" && i + 1 < argc) sections = argv[++i];
         else if (a == "--explore") explore = true;
+        else if (a == "--ring" && i + 1 < argc && (argv[i + 1] == std::string("random") || argv[i + 1] == std::string("sequential")))
+            g_sequential_ring = argv[++i] == std::string("sequential");
         else {
-            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb]\n");
+            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential]\n");
             return 2;
         }
     }
