@@ -93,7 +93,7 @@ Json conditions_json(const Conditions& c) {
     return j;
 }
 
-Json check_json(const CrossCheck& c) {
+Json cross_check_json(const CrossCheck& c) {
     Json j = Json::object();
     j["name"] = c.name;
     j["expected"] = c.expected;
@@ -186,9 +186,9 @@ Json to_json(const Topology& topology) {
     for (const auto& row : topology.carveouts) carveouts.push_back(carveout_json(row));
     root["caches"]["l1"]["carveouts"] = std::move(carveouts);
     if (topology.curve) root["curve"] = curve_json(*topology.curve);
-    Json checks = Json::array();
-    for (const auto& c : topology.checks) checks.push_back(check_json(c));
-    root["cross_checks"] = std::move(checks);
+    Json cross_checks = Json::array();
+    for (const auto& c : topology.cross_checks) cross_checks.push_back(cross_check_json(c));
+    root["cross_checks"] = std::move(cross_checks);
     return root;
 }
 

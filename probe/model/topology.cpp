@@ -83,7 +83,7 @@ void Topology::doubt(QuantityId id, const std::string& why, double confidence_fa
 }
 
 void Topology::apply_cross_checks() {
-    for (const auto& c : checks) {
+    for (const auto& c : cross_checks) {
         if (c.passed()) continue;
         for (QuantityId q : c.concerns)
             doubt(q, "cross-check failed: " + c.name + " (expected " + number(c.expected) + ", measured " +

@@ -178,7 +178,7 @@ public:
     ProbeRecord probe;
     DeviceRecord device;
     Conditions conditions;
-    std::vector<CrossCheck> checks;
+    std::vector<CrossCheck> cross_checks;
     std::vector<CarveoutRow> carveouts;
     std::optional<LatencyCurve> curve;
     // Measured values enforce_relations() made unmeasured because no GPU CUDA

@@ -36,7 +36,7 @@ bool is_device_uuid(const std::string& uuid) {
     return std::all_of(uuid.begin() + 4, uuid.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; });
 }
 
-class NodeChecker {
+class NodeValidator {
 public:
     std::vector<std::string> errors;
 
@@ -196,15 +196,15 @@ public:
 }  // namespace
 
 std::vector<std::string> validate_node(const Json& node) {
-    NodeChecker check;
+    NodeValidator validator;
     if (!is_node_document(node)) {
         const Json* schema = node.is_object() ? node.find("schema") : nullptr;
-        check.fail("schema", "not a node profile (" + std::string(model::kNodeSchema) + ")", schema);
-        return check.errors;
+        validator.fail("schema", "not a node profile (" + std::string(model::kNodeSchema) + ")", schema);
+        return validator.errors;
     }
-    check.probe(node);
-    check.links(node, check.devices(node));
-    return check.errors;
+    validator.probe(node);
+    validator.links(node, validator.devices(node));
+    return validator.errors;
 }
 
 Json load_any_profile_text(std::string_view text, const std::string& source) {

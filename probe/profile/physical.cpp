@@ -151,13 +151,13 @@ std::string carveout_launch_key(const Json& row) {
 }
 
 std::vector<std::string> physical_errors(const Json& profile) {
-    Physics check(profile);
-    check.relations();
-    check.products();
-    check.compute_capability();
-    check.nanoseconds();
-    check.carveouts();
-    return check.errors;
+    Physics physics(profile);
+    physics.relations();
+    physics.products();
+    physics.compute_capability();
+    physics.nanoseconds();
+    physics.carveouts();
+    return physics.errors;
 }
 
 }  // namespace gpu_topology::profile

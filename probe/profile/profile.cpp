@@ -66,9 +66,9 @@ bool is_power_of_two(double v) {
     return (n & (n - 1)) == 0;
 }
 
-class Checker {
+class Validator {
 public:
-    explicit Checker(const Json& root) : root_(root) {}
+    explicit Validator(const Json& root) : root_(root) {}
     std::vector<std::string> errors;
 
     void fail(std::string_view path, const std::string& what, const Json* value) {
@@ -305,22 +305,22 @@ private:
 }  // namespace
 
 std::vector<std::string> validate(const Json& profile) {
-    Checker check(profile);
+    Validator validator(profile);
     if (!profile.is_object()) return {"(document): expected a JSON object, got " + std::string(profile.type_name())};
-    if (const auto* schema = check.require("schema", "string"); schema && schema->as_string() != model::kSchema)
-        check.fail("schema", "unknown schema (this probe reads " + std::string(model::kSchema) + ")", schema);
-    if (!check.errors.empty()) return check.errors;  // nothing else is meaningful in another schema
+    if (const auto* schema = validator.require("schema", "string"); schema && schema->as_string() != model::kSchema)
+        validator.fail("schema", "unknown schema (this probe reads " + std::string(model::kSchema) + ")", schema);
+    if (!validator.errors.empty()) return validator.errors;  // nothing else is meaningful in another schema
 
-    check.strings(profile, "");
-    check.source();
-    check.string_field("probe.version");
-    check.string_field("device.name");
-    check.string_field("device.uuid");
-    for (const auto& q : kQuantities) check.quantity(q);
-    check.carveouts();
-    check.curve();
-    check.conditions();
-    if (!check.errors.empty()) return check.errors;
+    validator.strings(profile, "");
+    validator.source();
+    validator.string_field("probe.version");
+    validator.string_field("device.name");
+    validator.string_field("device.uuid");
+    for (const auto& q : kQuantities) validator.quantity(q);
+    validator.carveouts();
+    validator.curve();
+    validator.conditions();
+    if (!validator.errors.empty()) return validator.errors;
     return physical_errors(profile);  // between values that are each valid
 }
 

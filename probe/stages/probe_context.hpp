@@ -73,7 +73,7 @@ struct ProbeContext {
         topology.set(id, std::move(result));
     }
     // Adds a cross-check, tagged with the running stage (a repeated stage replaces its checks).
-    void check(model::CrossCheck c);
+    void cross_check(model::CrossCheck c);
     double clock_khz() const { return runner.measured_clock_khz(); }
 };
 
@@ -98,7 +98,7 @@ void run_tlb(ProbeContext&);
 // A first touch must be served by the level behind the cache: its fetches as
 // slow as a miss of the path (the same level), not slower (something evicted
 // the region: another process on the GPU). A cross-check on the fetch granularity.
-void check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache);
+void cross_check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache);
 
 // The L2 near-capacity question, and the tolerance of checks against its answer.
 CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name);

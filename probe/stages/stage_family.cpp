@@ -17,10 +17,10 @@ void store(ProbeContext& ctx, const CacheResult& cache) {
 
 }  // namespace
 
-void check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache) {
+void cross_check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache) {
     if (!cache.sector || !cache.miss) return;
     const double miss = cache.miss->summary.p50;
-    ctx.check({.name = std::string(cache.key()) + ": first-touch fetches are served by " + cache.miss_level,
+    ctx.cross_check({.name = std::string(cache.key()) + ": first-touch fetches are served by " + cache.miss_level,
                .expected = miss, .measured = cache.sector->slow_p50, .tolerance = 0.35 * miss,
                .detail = "median latency of the fetches of the first-touch pass against the path's miss latency; "
                          "slower means the region left L2 before it was touched",
@@ -34,11 +34,11 @@ void run_texture_readonly(ProbeContext& ctx) {
                               .miss_bytes = 4 * MiB, .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
-        check_fetches_served_by(ctx, cache);
+        cross_check_fetches_served_by(ctx, cache);
         const auto* l1_size = ctx.scratch.l1_at.count(0) ? &ctx.scratch.l1_at[0] : nullptr;
         if (l1_size && l1_size->found && cache.size.found) {
             const double expected = double(l1_size->capacity_bytes);
-            ctx.check({.name = std::string(cache.key()) + ": capacity agrees with L1 data at the same carveout",
+            ctx.cross_check({.name = std::string(cache.key()) + ": capacity agrees with L1 data at the same carveout",
                        .expected = expected, .measured = double(cache.size_bytes()),
                        .tolerance = std::max(0.02 * expected, 2.0 * KiB),
                        .detail = "one unified L1 storage serves ld.global.ca, tex1Dfetch and ld.global.nc",
@@ -78,7 +78,7 @@ void run_random_order(ProbeContext& ctx) {
         ctx.runner, unified_l1_size_question(LoadPath::l1, 0, Order::random, "l1_size_carveout0_random",
                                              ctx.l1_search_bound()));
     ctx.progress.done(bytes_text(l1_random.capacity_bytes));
-    ctx.check({.name = "l1: random order agrees with sequential", .expected = double(l1.capacity_bytes),
+    ctx.cross_check({.name = "l1: random order agrees with sequential", .expected = double(l1.capacity_bytes),
                .measured = double(l1_random.capacity_bytes),
                .tolerance = std::max(0.02 * double(l1.capacity_bytes), 2.0 * KiB),
                .detail = "same carveout, ring visited in random order", .concerns = {kUnifiedL1Paths[0].quantities.size}});
@@ -87,7 +87,7 @@ void run_random_order(ProbeContext& ctx) {
     ctx.progress.step("L2 near capacity, random order");
     const auto l2_random = measure_capacity(ctx.runner, l2_question(ctx, Order::random, "l2_near_size_random"));
     ctx.progress.done(bytes_text(l2_random.capacity_bytes));
-    ctx.check({.name = "l2: random order agrees with sequential", .expected = double(near.capacity_bytes),
+    ctx.cross_check({.name = "l2: random order agrees with sequential", .expected = double(near.capacity_bytes),
                .measured = double(l2_random.capacity_bytes), .tolerance = l2_tolerance(near),
                .detail = "ring visited in random order", .concerns = {id("L2_NEAR_SIZE_BYTES")}});
 }

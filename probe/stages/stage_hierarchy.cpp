@@ -97,7 +97,7 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     ctx.set(id("DRAM_LATENCY_CYCLES"), dram);
     // The L2 first touch must have gone to DRAM: its fetches as slow as the DRAM plateau.
     if (levels.dram && ctx.scratch.l2_fetch)
-        ctx.check({.name = "l2: first-touch fetches are served by DRAM", .expected = levels.dram->latency.p50,
+        ctx.cross_check({.name = "l2: first-touch fetches are served by DRAM", .expected = levels.dram->latency.p50,
                    .measured = ctx.scratch.l2_fetch->slow_p50, .tolerance = 0.25 * levels.dram->latency.p50,
                    .detail = "median latency of the fetches of the first-touch pass after evicting L2 against the "
                              "DRAM plateau; faster means the eviction left the region in L2",

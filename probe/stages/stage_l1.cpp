@@ -118,7 +118,7 @@ void run_l1_size(ProbeContext& ctx) {
     ctx.set(id("L1_SIZE_DEFAULT_CARVEOUT_BYTES"), size_result(ctx.scratch.l1_at[-1], method_at(-1)));
     if (ctx.scratch.curve && ctx.scratch.curve->l1 && ctx.scratch.l1_at[-1].found) {
         const double searched = double(ctx.scratch.l1_at[-1].capacity_bytes);
-        ctx.check({.name = "l1: hierarchy curve knee agrees with the default-carveout search",
+        ctx.cross_check({.name = "l1: hierarchy curve knee agrees with the default-carveout search",
                    .expected = searched, .measured = double(ctx.scratch.curve->l1->last_bytes),
                    .tolerance = 0.2 * searched,
                    .detail = "independent sweep at 4 points per doubling; tolerance one curve step",
@@ -136,12 +136,12 @@ void run_l1_path(ProbeContext& ctx) {
     if (known && known->found)
         for (const auto& span : cache.line.spans)
             if (span.stride_bytes == 64)
-                ctx.check({.name = "l1: stride 64 B agrees with stride 128 B", .expected = double(known->capacity_bytes),
+                ctx.cross_check({.name = "l1: stride 64 B agrees with stride 128 B", .expected = double(known->capacity_bytes),
                            .measured = double(span.span_bytes),
                            .tolerance = std::max(0.02 * double(known->capacity_bytes), 4.0 * KiB),
                            .detail = "same carveout, every second sector of each line touched",
                            .concerns = {l1_row().quantities.size}});
-    check_fetches_served_by(ctx, cache);
+    cross_check_fetches_served_by(ctx, cache);
     ctx.scratch.unified.clear();
     ctx.scratch.unified.push_back(std::move(cache));
 }
@@ -202,7 +202,7 @@ void run_l1_carveouts(ProbeContext& ctx) {
     const auto& max_shared = ctx.scratch.l1_at[100];
     if (max_l1.found && max_shared.found) {
         const double api_shared = double(ctx.facts.shared_per_sm_bytes);
-        ctx.check({.name = "l1: max-L1 minus max-shared carveout = API shared memory per SM", .expected = api_shared,
+        ctx.cross_check({.name = "l1: max-L1 minus max-shared carveout = API shared memory per SM", .expected = api_shared,
                    .measured = double(max_l1.capacity_bytes) - double(max_shared.capacity_bytes),
                    .tolerance = 0.08 * api_shared,
                    .detail = "moving the carveout from 0% to 100% must shrink L1 by the shared memory it gives away "

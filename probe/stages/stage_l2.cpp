@@ -59,7 +59,7 @@ void run_l2_size(ProbeContext& ctx) {
     }
     ctx.set(id("L2_NEAR_SIZE_BYTES"), std::move(result));
     if (ctx.scratch.curve && ctx.scratch.curve->l2_near && near.found)
-        ctx.check({.name = "l2: hierarchy curve near plateau agrees with the near-capacity search",
+        ctx.cross_check({.name = "l2: hierarchy curve near plateau agrees with the near-capacity search",
                    .expected = double(near.capacity_bytes),
                    .measured = double(ctx.scratch.curve->l2_near->last_bytes),
                    .tolerance = 0.2 * double(near.capacity_bytes), .detail = "tolerance one curve step",
@@ -76,7 +76,7 @@ void run_l2_line(ProbeContext& ctx) {
     ctx.progress.done(line.line ? std::to_string(line.line->line_bytes) + " B" : "not found");
     for (const auto& span : line.spans)
         if (span.stride_bytes == 64)
-            ctx.check({.name = "l2: stride 64 B agrees with stride 128 B", .expected = double(near.capacity_bytes),
+            ctx.cross_check({.name = "l2: stride 64 B agrees with stride 128 B", .expected = double(near.capacity_bytes),
                        .measured = double(span.span_bytes), .tolerance = l2_tolerance(near),
                        .detail = "two sectors of each line touched", .concerns = {id("L2_NEAR_SIZE_BYTES")}});
 }

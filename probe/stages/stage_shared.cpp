@@ -97,7 +97,7 @@ void run_shared_banks(ProbeContext& ctx) {
     const std::uint32_t padded = (g.banks + 1) * g.bank_bytes;
     if (padded * 31 + 4 <= kernels::kSharedAccessBytes) {
         const auto column = timed(ctx.engine, strided(padded));
-        ctx.check({.name = "shared: a column of a tile padded to banks + 1 words reads without conflict",
+        ctx.cross_check({.name = "shared: a column of a tile padded to banks + 1 words reads without conflict",
                    .expected = timings.front().issue_cycles, .measured = column.issue_cycles,
                    .tolerance = 0.25 * timings.front().issue_cycles + 0.25,
                    .detail = "issue cycles of lane i at i x " + std::to_string(padded) +
@@ -141,7 +141,7 @@ void run_dsmem(ProbeContext& ctx) {
     ctx.set(id("DSMEM_LATENCY_CYCLES"), latency);
     // The same chase on the own shared memory must read like the shared-memory latency stage.
     if (const auto shared = ctx.topology.value(id("SHARED_LATENCY_CYCLES")))
-        ctx.check({.name = "dsmem: a cluster block's own ring reads at the shared-memory latency", .expected = *shared,
+        ctx.cross_check({.name = "dsmem: a cluster block's own ring reads at the shared-memory latency", .expected = *shared,
                    .measured = local_summary.p50, .tolerance = 0.15 * *shared + 2,
                    .detail = "block 0 chasing its own ring by ld.shared inside the cluster kernel",
                    .concerns = {id("DSMEM_LATENCY_CYCLES")}});

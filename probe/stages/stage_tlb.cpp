@@ -157,7 +157,7 @@ void run_tlb(ProbeContext& ctx) {
     // Half the stride: two neighbours share each entry, so twice the elements fit.
     const double expected = 2.0 * entries;
     const double measured = finer->second.search.found ? double(finer->second.search.last_fast) : double(kMaxElements);
-    ctx.check({.name = "tlb: half the coverage as stride holds twice the entries' elements", .expected = expected,
+    ctx.cross_check({.name = "tlb: half the coverage as stride holds twice the entries' elements", .expected = expected,
                .measured = measured, .tolerance = std::max(2.0, 0.15 * expected),
                .detail = bytes_text(coverage / 2) + " apart, two elements to an entry",
                .concerns = {id("TLB_COVERAGE_BYTES"), id("TLB_REACH_BYTES")}});

@@ -77,7 +77,7 @@ std::string why_not(const Stage& stage, const ProbeContext& ctx, double elapsed)
 // and the curve, it sets whole each time it runs).
 void forget(const Stage& stage, ProbeContext& ctx) {
     ctx.topology.forget([&](QuantityId q) { return yields(stage, q); });
-    std::erase_if(ctx.topology.checks, [&](const model::CrossCheck& c) { return c.stage == stage.name; });
+    std::erase_if(ctx.topology.cross_checks, [&](const model::CrossCheck& c) { return c.stage == stage.name; });
 }
 
 // Asks every monitor what it saw.
@@ -154,9 +154,9 @@ std::optional<Level> level_from_string(std::string_view text) {
     return std::nullopt;
 }
 
-void ProbeContext::check(model::CrossCheck c) {
+void ProbeContext::cross_check(model::CrossCheck c) {
     c.stage = stage;  // so a repeated stage replaces its checks
-    topology.checks.push_back(std::move(c));
+    topology.cross_checks.push_back(std::move(c));
 }
 
 model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& facts, const ProbeOptions& options,
@@ -192,8 +192,8 @@ model::Topology measure_topology(kernels::Engine& engine, const DeviceFacts& fac
         if (!topology.conditions.quiet)
             topology.doubt(model::kSmClockKhz, "averaged over chases of stages the GPU was busy during", 0.25);
     }
-    for (const auto& c : topology.checks)
-        progress.note(std::string(c.passed() ? "check ok:     " : "check FAILED: ") + c.name + " (expected " +
+    for (const auto& c : topology.cross_checks)
+        progress.note(std::string(c.passed() ? "cross-check ok:     " : "cross-check FAILED: ") + c.name + " (expected " +
                       util::format_number(std::round(c.expected)) + ", measured " +
                       util::format_number(std::round(c.measured)) + ")");
     topology.conditions.reference_work_seconds = watch.reference.fastest_seen();

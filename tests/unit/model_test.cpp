@@ -88,9 +88,9 @@ TEST(Topology, FailedCrossCheckWithdrawsTheWord) {
     auto t = with_identity();
     t.set(id("L1_SIZE_BYTES"), model::Estimate{.value = 248832, .method = "test", .confidence = 1});
     t.set(id("L1_LINE_BYTES"), model::Estimate{.value = 128, .method = "test", .confidence = 1});
-    t.checks.push_back({.name = "l1: random order", .expected = 248832, .measured = 200000, .tolerance = 4096,
+    t.cross_checks.push_back({.name = "l1: random order", .expected = 248832, .measured = 200000, .tolerance = 4096,
                         .concerns = {id("L1_SIZE_BYTES")}});
-    t.checks.push_back({.name = "l1: passes", .expected = 128, .measured = 128, .tolerance = 0,
+    t.cross_checks.push_back({.name = "l1: passes", .expected = 128, .measured = 128, .tolerance = 0,
                         .concerns = {id("L1_LINE_BYTES")}});
     t.apply_cross_checks();
     const auto* size = std::get_if<model::Estimate>(t.get(id("L1_SIZE_BYTES")));

@@ -144,8 +144,8 @@ TEST(StageTlb, StrideAndCountFindsEntriesCoverageAndPenalty) {
     EXPECT_EQ(p.value("TLB_COVERAGE_BYTES"), 16.0 * MiB);
     EXPECT_EQ(p.value("TLB_REACH_BYTES"), 15 * 16.0 * MiB);
     EXPECT_EQ(p.value("TLB_MISS_PENALTY_CYCLES"), 10);
-    ASSERT_EQ(p.topology.checks.size(), 1u);
-    EXPECT_TRUE(p.topology.checks[0].passed()) << p.topology.checks[0].measured;
+    ASSERT_EQ(p.topology.cross_checks.size(), 1u);
+    EXPECT_TRUE(p.topology.cross_checks[0].passed()) << p.topology.cross_checks[0].measured;
     EXPECT_TRUE(std::get<model::Estimate>(p.result("TLB_ENTRIES")).doubt.empty());
 }
 
