@@ -103,12 +103,10 @@ int finish_node(const model::NodeTopology& node, const Args& args, stages::Progr
     progress.note(timing);
     int busy = 0;
     for (const auto& device : node.devices)
-        if (const auto* quiet = device.at_path("conditions.quiet"); quiet && quiet->is_bool() && !quiet->as_bool()) {
+        if (!device.conditions.quiet) {
             ++busy;
-            for (const auto& e : device.at_path("conditions.events")->as_array())
-                std::fprintf(stderr, "gpu-topology-probe: device %s: %s\n",
-                             util::format_number(device.at_path("device.index")->as_number()).c_str(),
-                             e.as_string().c_str());
+            for (const auto& e : device.conditions.events)
+                std::fprintf(stderr, "gpu-topology-probe: device %d: %s\n", device.device.index, e.c_str());
         }
     return busy ? kBusy : 0;
 }

@@ -3,7 +3,6 @@
 #include "../analysis/statistics.hpp"
 #include "../kernels/cuda_engine.hpp"
 #include "../kernels/peer_link.hpp"
-#include "../model/serialize.hpp"
 #include "../version.hpp"
 #include "../stages/nvml_links.hpp"
 #include "../stages/nvml_monitor.hpp"
@@ -165,7 +164,7 @@ model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const No
     for (const auto& failure : failures)
         if (failure) std::rethrow_exception(failure);
     node.slowest_device_s = *std::max_element(seconds.begin(), seconds.end());
-    for (const auto& t : topologies) node.devices.push_back(model::to_json(t));
+    node.devices = std::move(topologies);
 
     const auto links_start = Clock::now();
     Progress progress(options.show_progress);

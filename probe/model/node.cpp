@@ -51,7 +51,7 @@ Json to_json(const NodeTopology& node) {
     probe["links_s"] = rounded(node.links_s);
     j["probe"] = std::move(probe);
     Json devices = Json::array();
-    for (const auto& d : node.devices) devices.push_back(d);
+    for (const auto& d : node.devices) devices.push_back(to_json(d));  // a gpu-topology profile each
     j["devices"] = std::move(devices);
     Json links = Json::array();
     for (const auto& link : node.links) {

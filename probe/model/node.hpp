@@ -71,7 +71,7 @@ struct NodeTopology {
     double duration_s = 0;          // the whole node: devices in parallel, then the links
     double slowest_device_s = 0;    // the longest single-device probe among them
     double links_s = 0;
-    std::vector<util::Json> devices;  // one gpu-topology profile each, in device order
+    std::vector<Topology> devices;    // what each device's probe measured, in device order
     std::vector<Link> links;             // every ordered pair
 };
 

@@ -50,15 +50,27 @@ model::Link nvlink(int from, int to) {
     return link;
 }
 
+// A node whose devices are stored profiles (a probe's node holds what each
+// device measured; these tests start from profiles), as its node profile.
+struct TestNode : model::NodeTopology {
+    std::vector<Json> device_profiles;
+};
+Json to_json(const TestNode& node) {
+    Json json = model::to_json(static_cast<const model::NodeTopology&>(node));
+    json["devices"] = Json::array();
+    for (const auto& d : node.device_profiles) json["devices"].push_back(d);
+    return json;
+}
+
 // `count` copies of the stored H200, the links of every ordered pair when `with_links`.
-model::NodeTopology node_of(int count, bool with_links = true) {
+TestNode node_of(int count, bool with_links = true) {
     const Json h200 = stored_h200();
-    model::NodeTopology node;
+    TestNode node;
     node.probe_version = "1.0.0";
     node.duration_s = 12.34;  // synthetic
     node.slowest_device_s = 3.34;
     node.links_s = 9;
-    for (int i = 0; i < count; ++i) node.devices.push_back(device(h200, i));
+    for (int i = 0; i < count; ++i) node.device_profiles.push_back(device(h200, i));
     if (with_links)
         for (int from = 0; from < count; ++from)
             for (int to = 0; to < count; ++to)
@@ -91,8 +103,8 @@ void expect_valid(const Json& node) {
 }
 
 TEST(NodeSvg, TwoDevicesAreAWellFormedDocument) {
-    expect_valid(model::to_json(node_of(2)));
-    const auto svg = render::node_svg(model::to_json(node_of(2)));
+    expect_valid(to_json(node_of(2)));
+    const auto svg = render::node_svg(to_json(node_of(2)));
     expect_well_formed(svg);
     EXPECT_NE(svg.find(">2 devices: NVIDIA H200</text>"), std::string::npos);
     EXPECT_NE(svg.find("probe 1.0.0"), std::string::npos);
@@ -111,7 +123,7 @@ TEST(NodeSvg, TwoDevicesAreAWellFormedDocument) {
 }
 
 TEST(NodeSvg, CellTooltipListsEveryLinkQuantityAndTheNominalRate) {
-    const auto svg = render::node_svg(model::to_json(node_of(2)));
+    const auto svg = render::node_svg(to_json(node_of(2)));
     for (const auto& q : model::kLinkQuantities)
         EXPECT_EQ(count(svg, std::string(q.member) + ": "), 2u) << q.member;
     EXPECT_NE(svg.find("nominal 450 GB/s per direction"), std::string::npos);
@@ -119,20 +131,20 @@ TEST(NodeSvg, CellTooltipListsEveryLinkQuantityAndTheNominalRate) {
 
     auto node = node_of(2);
     node.links[0].route.nominal_bytes_per_s.reset();
-    EXPECT_NE(render::node_svg(model::to_json(node)).find("nominal rate unknown"), std::string::npos);
+    EXPECT_NE(render::node_svg(to_json(node)).find("nominal rate unknown"), std::string::npos);
 }
 
 TEST(NodeSvg, SlowerLinksAreLighter) {
     // Link 0->1 reads at 400 GB/s (the best, darkest), 1->0 at 350 GB/s.
-    const auto svg = render::node_svg(model::to_json(node_of(2)));
+    const auto svg = render::node_svg(to_json(node_of(2)));
     EXPECT_NE(svg.find("fill=\"#4a90d9\""), std::string::npos);
     EXPECT_NE(svg.find("best measured link (400 GB/s)"), std::string::npos);
 }
 
 TEST(NodeSvg, ProfileTextIsEscaped) {
     auto node = node_of(2);
-    node.devices[1]["device"]["name"] = "Evil <script>& GPU";
-    const Json document = model::to_json(node);
+    node.device_profiles[1]["device"]["name"] = "Evil <script>& GPU";
+    const Json document = to_json(node);
     expect_valid(document);
     const auto svg = render::node_svg(document);
     expect_well_formed(svg);
@@ -147,7 +159,7 @@ TEST(NodeSvg, UnmeasuredLinkValueShowsItsReason) {
     auto node = node_of(2);
     node.links[0].values[model::link_quantity_index("sm_read_bytes_per_s")] =
         unmeasured("synthetic: the read kernel & its <timer> failed");
-    const Json document = model::to_json(node);
+    const Json document = to_json(node);
     expect_valid(document);
     const auto svg = render::node_svg(document);
     expect_well_formed(svg);
@@ -165,15 +177,15 @@ TEST(NodeSvg, UnmeasuredDeviceValueShowsItsReason) {
     unmeasured_dram["unit"] = "bytes/s";
     unmeasured_dram["source"] = "unmeasured";
     unmeasured_dram["reason"] = "synthetic: the bandwidth stage was skipped";
-    node.devices[1]["caches"]["dram"]["bandwidth_bytes_per_s"] = unmeasured_dram;
-    const auto svg = render::node_svg(model::to_json(node));
+    node.device_profiles[1]["caches"]["dram"]["bandwidth_bytes_per_s"] = unmeasured_dram;
+    const auto svg = render::node_svg(to_json(node));
     expect_well_formed(svg);
     EXPECT_NE(svg.find("<g class=\"not-measured\"><title>DRAM_BANDWIDTH_BYTES_PER_S (DRAM read bandwidth, all SMs): "
                        "not measured: synthetic: the bandwidth stage was skipped</title>"),
               std::string::npos);
     EXPECT_EQ(count(svg, ">not measured</text>"), 1u);
     // device 0 keeps its measured value
-    const auto dram = profile::read_quantity(node.devices[0], "DRAM_BANDWIDTH_BYTES_PER_S").value;
+    const auto dram = profile::read_quantity(node.device_profiles[0], "DRAM_BANDWIDTH_BYTES_PER_S").value;
     ASSERT_TRUE(dram);
     EXPECT_NE(svg.find(">" + util::format_bandwidth(*dram) + "</text>"), std::string::npos);
 }
@@ -181,11 +193,11 @@ TEST(NodeSvg, UnmeasuredDeviceValueShowsItsReason) {
 TEST(NodeSvg, NoPeerAccessIsSaid) {
     auto node = node_of(2);
     node.links[1].route.peer_access = false;
-    EXPECT_NE(render::node_svg(model::to_json(node)).find(">no P2P</text>"), std::string::npos);
+    EXPECT_NE(render::node_svg(to_json(node)).find(">no P2P</text>"), std::string::npos);
 }
 
 TEST(NodeSvg, OneDeviceWithoutLinksRenders) {
-    const Json document = model::to_json(node_of(1, false));
+    const Json document = to_json(node_of(1, false));
     expect_valid(document);
     const auto svg = render::node_svg(document);
     expect_well_formed(svg);
@@ -195,7 +207,7 @@ TEST(NodeSvg, OneDeviceWithoutLinksRenders) {
 }
 
 TEST(NodeSvg, SixtyFourDevicesRender) {
-    const Json document = model::to_json(node_of(64));
+    const Json document = to_json(node_of(64));
     std::string svg;
     ASSERT_NO_THROW(svg = render::node_svg(document));
     expect_well_formed(svg);
@@ -208,7 +220,7 @@ TEST(NodeSvg, MalformedDocumentsStillRender) {
     auto node = node_of(3);
     node.links.resize(2);
     node.links[1].to = 7;
-    const auto svg = render::node_svg(model::to_json(node));
+    const auto svg = render::node_svg(to_json(node));
     expect_well_formed(svg);
     EXPECT_EQ(count(svg, "<g class=\"missing-link\">"), 5u);
     expect_well_formed(render::node_svg(Json::object()));

@@ -42,15 +42,24 @@ model::Link synthetic_link(int from, int to) {
     return link;
 }
 
+// A node profile of `node`'s links, whose devices are these stored profiles (the
+// probe's own nodes hold what each device measured; tests start from profiles).
+Json with_devices(const model::NodeTopology& node, std::vector<Json> devices) {
+    Json json = model::to_json(node);
+    json["devices"] = Json::array();
+    for (auto& d : devices) json["devices"].push_back(std::move(d));
+    return json;
+}
+
 Json two_h200s() {
     model::NodeTopology node;
     node.probe_version = "test";
     node.duration_s = 4;
     node.slowest_device_s = 3.5;
     node.links_s = 0.5;
-    node.devices = {as_device(stored("nvidia-h200.json"), 0, "GPU-aaaa"), as_device(stored("nvidia-h200.json"), 1, "GPU-bbbb")};
     node.links = {synthetic_link(0, 1), synthetic_link(1, 0)};
-    return model::to_json(node);
+    return with_devices(node, {as_device(stored("nvidia-h200.json"), 0, "GPU-aaaa"),
+                               as_device(stored("nvidia-h200.json"), 1, "GPU-bbbb")});
 }
 
 bool names(const std::vector<std::string>& errors, const std::string& field) {
@@ -213,8 +222,9 @@ TEST(Node, WhatAnyDeviceDoesNotVouchForTheCommonFactsDoNotVouchFor) {
 TEST(Node, TheSpreadOverEveryDeviceDecidesNotEachAgainstDeviceZero) {
     model::NodeTopology three;
     three.probe_version = "test";
-    for (int i = 0; i < 3; ++i) three.devices.push_back(as_device(stored("nvidia-h200.json"), i, "GPU-000" + std::to_string(i)));
-    auto node = model::to_json(three);
+    std::vector<Json> devices_of_three;
+    for (int i = 0; i < 3; ++i) devices_of_three.push_back(as_device(stored("nvidia-h200.json"), i, "GPU-000" + std::to_string(i)));
+    auto node = with_devices(three, std::move(devices_of_three));
     auto& devices = node["devices"].as_array();
     const double dram = devices[0].at_path("caches.dram.latency_cycles.p50")->as_number();
     devices[1]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 1.04;  // each within 5 % of device 0,
