@@ -27,41 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Quantities compared between the paces: (profile path, field, relative, absolute tolerance); two
-# values agree within max(relative * value, absolute), the spread seen between runs of one pace
-# (docs/measurements/2026-11-22-h200*.md) and the cross-checks' rule for sizes.
-KiB = 1024
-COMPARED = [
-    ("caches.l1.size_bytes", "value", 0.02, 2 * KiB),
-    ("caches.l1.bandwidth_bytes_per_s", "value", 0.05, 0),
-    ("caches.shared.bandwidth_bytes_per_s", "value", 0.05, 0),
-    ("caches.l2.bandwidth_bytes_per_s", "value", 0.08, 0),
-    ("caches.dram.bandwidth_bytes_per_s", "value", 0.05, 0),
-    ("caches.l1.size_bytes_default_carveout", "value", 0.02, 2 * KiB),
-    ("caches.l1.size_bytes_max_shared_carveout", "value", 0.02, 2 * KiB),
-    ("caches.l1.line_bytes", "value", 0, 0),
-    ("caches.l1.sector_bytes", "value", 0, 0),
-    ("caches.l1.latency_cycles", "p50", 0.05, 2),
-    ("caches.l1.miss_penalty_cycles", "value", 0.05, 2),
-    ("caches.texture.size_bytes", "value", 0.02, 2 * KiB),
-    ("caches.readonly.size_bytes", "value", 0.02, 2 * KiB),
-    ("caches.readonly.line_bytes", "value", 0, 0),
-    ("caches.constant_l1.size_bytes", "value", 0.05, 64),
-    ("caches.constant_l1.latency_cycles", "p50", 0.05, 2),
-    ("caches.constant_l15.latency_cycles", "p50", 0.05, 2),
-    ("caches.shared.latency_cycles", "p50", 0.05, 2),
-    ("caches.l2.near_size_bytes", "value", 0.03, 512 * KiB),
-    ("caches.l2.line_bytes", "value", 0, 0),
-    ("caches.l2.dram_fetch_bytes", "value", 0, 0),
-    ("caches.l2.near_latency_cycles", "p50", 0.05, 2),
-    ("caches.l2.far_latency_cycles", "p50", 0.05, 2),
-    ("caches.dram.latency_cycles", "p50", 0.05, 2),
-    ("sharing.l1_texture", "value", 0, 0),
-    ("sharing.l1_readonly", "value", 0, 0),
-    ("sharing.l1_constant_l1", "value", 0, 0),
-]
-
-
 def run(cmd, **kw):
     """Runs cmd; returns (wall seconds, completed process). Stops the benchmark on failure."""
     start = time.monotonic()
@@ -80,27 +45,20 @@ def fmt(s, digits=2):
     return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}..{s['max']:.{digits}f})"
 
 
-def get(profile, path, field):
-    node = profile
-    for key in path.split("."):
-        node = node.get(key) if isinstance(node, dict) else None
-        if node is None:
-            return None
-    return node.get(field) if isinstance(node, dict) and node.get("source") != "unmeasured" else None
-
-
 def probe_runs(probe, out, label, count, extra):
-    walls, stages, profiles = [], {}, []
+    walls, stages, profiles, paths = [], {}, [], []
     for i in range(count):
         path = out / f"{label}{i + 1}.json"
         wall, _ = run([probe, "probe", "--output", path, "--quiet", *extra])
         profile = json.loads(path.read_text())
         walls.append(wall)
         profiles.append(profile)
+        paths.append(path)
         for stage in profile["probe"]["stages"]:
             stages.setdefault(stage["name"], []).append(stage["seconds"])
         print(f"  {label} run {i + 1}: {wall:.2f} s wall, {profile['probe']['duration_s']} s measuring", flush=True)
-    return {"wall_s": spread(walls), "stages": {k: spread(v) for k, v in stages.items()}, "profiles": profiles}
+    return {"wall_s": spread(walls), "stages": {k: spread(v) for k, v in stages.items()}, "profiles": profiles,
+            "paths": paths}
 
 
 def configure_times(out, label, extra):
@@ -167,27 +125,24 @@ def main():
     lines += [""]
 
     if careful:
-        lines += ["Fast against careful pace (median of the runs of each; tolerance = repeatability):", "",
-                  "| quantity | fast | careful | agrees |", "|---|---:|---:|:-:|"]
+        # The probe's own comparison (`compare`: model/agreement.hpp's tolerance per quantity, the one
+        # the consumer's re-measure test uses): each fast run against the careful runs' range.
+        lines += ["Each fast run against the careful pace's runs (`gpu-topology-probe compare`):", ""]
         disagreements = 0
-        for path, field, relative, absolute in COMPARED:
-            fast_values = [v for v in (get(p, path, field) for p in full["profiles"]) if v is not None]
-            careful_values = [v for v in (get(p, path, field) for p in careful["profiles"]) if v is not None]
-            if not fast_values or not careful_values:
-                lines.append(f"| {path} | {fast_values or 'unmeasured'} | {careful_values or 'unmeasured'} | - |")
-                continue
-            f, c = statistics.median(fast_values), statistics.median(careful_values)
-            ok = abs(f - c) <= max(relative * abs(c), absolute)
-            disagreements += not ok
-            lines.append(f"| {path}.{field} | {f:g} | {c:g} | {'yes' if ok else 'NO'} |")
-        lines += ["", f"{disagreements} disagreement(s)."]
+        for path in full["paths"]:
+            done = subprocess.run([probe, "compare", path, *careful["paths"]], capture_output=True, text=True)
+            if done.returncode not in (0, 1):
+                sys.exit(f"compare failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+            disagreements += done.returncode != 0
+            lines += [f"- {path.name}: " + done.stdout.strip().replace("\n", "; ")]
+        lines += ["", f"{disagreements} fast run(s) outside the careful pace's spread."]
 
     summary = "\n".join(lines) + "\n"
     (args.out / "summary.md").write_text(summary)
     (args.out / "summary.json").write_text(json.dumps(
-        {"full": {k: v for k, v in full.items() if k != "profiles"},
-         "quick": {k: v for k, v in quick.items() if k != "profiles"},
-         "careful": careful and {k: v for k, v in careful.items() if k != "profiles"},
+        {"full": {k: v for k, v in full.items() if k not in ("profiles", "paths")},
+         "quick": {k: v for k, v in quick.items() if k not in ("profiles", "paths")},
+         "careful": careful and {k: v for k, v in careful.items() if k not in ("profiles", "paths")},
          "configures": {how: {"first_s": f, "cached_s": c} for how, (f, c) in configures.items()}}, indent=1))
     print(summary)
 
