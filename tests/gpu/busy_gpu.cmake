@@ -5,13 +5,8 @@
 # one by the reference work alone (--no-nvml) against the first quiet run. Each must exit 3 (measured while
 # busy), and every value it still vouches for must lie within the quiet spread.
 # Without a GPU it prints GPU_TOPOLOGY_SKIPPED (CTest: skipped).
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
-execute_process(COMMAND "${PROBE}" identity RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
-if(rc EQUAL 77)
-  message("GPU_TOPOLOGY_SKIPPED: ${why}")
-  return()
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/needs_gpu.cmake")
+gpu_topology_test_needs_gpu()
 foreach(run 1 2)
   execute_process(COMMAND "${PROBE}" probe --output "${WORK_DIR}/quiet${run}.json" --quiet RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

@@ -1,13 +1,8 @@
 # The command line end to end: probe -> validate -> render -> check -> replay.
 # Without a GPU it prints GPU_TOPOLOGY_SKIPPED, which CTest reports as skipped
 # (SKIP_REGULAR_EXPRESSION; cmake_language(EXIT) needs CMake 3.29).
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
-execute_process(COMMAND "${PROBE}" identity RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE why)
-if(rc EQUAL 77)
-  message("GPU_TOPOLOGY_SKIPPED: ${why}")
-  return()
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/needs_gpu.cmake")
+gpu_topology_test_needs_gpu()
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
