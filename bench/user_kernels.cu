@@ -2,10 +2,11 @@
 // side by side in one run (issue 18). Standalone, not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 bench/user_kernels.cu -o /tmp/user_kernels
-//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential]
+//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential] [--ring-offset-mib N]
 //
 // l1         The L1 a one-thread chase gets (random ring, 128 B apart, ld.global.ca; --ring
-//            sequential: each line points to the next, as the probe's rings and most tiles walk), per kind of
+//            sequential: each line points to the next, as the probe's rings and most tiles walk;
+//            --ring-offset-mib N: the rings start N MiB into a larger allocation), per kind of
 //            kernel, carveout and block size: the largest footprint whose cycles per load stay
 //            within 10 % of an all-hit ring (bisection to 1 KiB), at every carveout the probe's
 //            table has (docs/l1-effective-capacity.md). Kinds: no shared memory, 4 B of
@@ -117,10 +118,12 @@ struct Kind {
     InstancePool* pool;
 };
 
+std::size_t g_ring_offset_bytes = 0;  // --ring-offset-mib: where in a larger allocation the rings lie
+
 struct RingBuffer {
     DeviceArray<unsigned long long> data;
     std::size_t bytes;
-    unsigned long long base() const { return reinterpret_cast<unsigned long long>(data.get()); }
+    unsigned long long base() const { return reinterpret_cast<unsigned long long>(data.get()) + g_ring_offset_bytes; }
 };
 
 bool g_sequential_ring = false;  // --ring sequential
@@ -136,7 +139,7 @@ unsigned long long link_random(RingBuffer& buffer, std::size_t bytes, unsigned s
     std::vector<unsigned long long> host(bytes / 8, 0);
     for (std::size_t i = 0; i < n; ++i)
         host[order[i] * stride / 8] = buffer.base() + order[(i + 1) % n] * stride;
-    CHECK(cudaMemcpy(buffer.data.get(), host.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(reinterpret_cast<void*>(buffer.base()), host.data(), bytes, cudaMemcpyHostToDevice));
     return buffer.base() + order[0] * stride;
 }
 
@@ -205,7 +208,7 @@ std::string carveout_text(int c) { return c < 0 ? "driver" : std::to_string(c); 
 
 void l1_section(const std::string& out_dir, bool explore) {
     Section section("l1_kinds");
-    RingBuffer buffer{device_alloc<unsigned long long>(512 * KiB / 8), 512 * KiB};
+    RingBuffer buffer{device_alloc<unsigned long long>((512 * KiB + g_ring_offset_bytes) / 8), 512 * KiB};
     auto out = device_alloc<unsigned long long>(4);
     InstancePool none{instances<0>(std::make_integer_sequence<int, 96>{})};
     InstancePool static4{instances<1>(std::make_integer_sequence<int, 16>{})};
@@ -489,10 +492,12 @@ int main(int argc, char** argv) {
         if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
         else if (a == "--sections" && i + 1 < argc) sections = argv[++i];
         else if (a == "--explore") explore = true;
+        else if (a == "--ring-offset-mib" && i + 1 < argc)
+            g_ring_offset_bytes = std::stoul(argv[++i]) * 1024 * KiB;
         else if (a == "--ring" && i + 1 < argc && (argv[i + 1] == std::string("random") || argv[i + 1] == std::string("sequential")))
             g_sequential_ring = argv[++i] == std::string("sequential");
         else {
-            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential]\n");
+            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential] [--ring-offset-mib N]\n");
             return 2;
         }
     }
