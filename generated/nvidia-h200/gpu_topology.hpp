@@ -345,22 +345,30 @@ struct l2_facts {
     known<std::uint64_t> near_size_bytes;  // L2 an SM reuses at near latency, bytes
     known<std::uint32_t> line_bytes;  // L2 line, bytes
     known<std::uint32_t> dram_fetch_bytes;  // DRAM fetch per L2 miss, bytes
-    [[deprecated("renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector")]] static constexpr known<std::uint32_t> sector_bytes{64u, source::measured, false, true};
+    [[deprecated("renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector")]] known<std::uint32_t> sector_bytes;
     known<std::uint32_t> near_latency_cycles;  // L2 near hit latency, cycles
     known<std::uint32_t> far_latency_cycles;  // L2 far hit latency, cycles
     known<std::uint32_t> miss_penalty_cycles;  // L2 near miss penalty (to DRAM), cycles
     known<std::uint64_t> bandwidth_bytes_per_s;  // L2 read bandwidth, all SMs, bytes/s
 };
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
 GPU_TOPOLOGY_FACT l2_facts l2{
     {62914560ull, source::api, false, true},
     {39321600ull, source::api, false, true},
     {28573696ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
+    {64u, source::measured, false, true},
     {273u, source::measured, false, true},
     {499u, source::measured, false, true},
     {430u, source::derived, false, true},
     {9195260303688ull, source::measured, false, true}};
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 struct dram_facts {
     known<std::uint64_t> size_bytes;  // device memory, bytes

@@ -111,14 +111,24 @@ std::string facts(const Json& root) {
             }
             members += "    " + member_type + " " + member + ";" + label + "\n";
             values += std::string(values.empty() ? "" : ",\n") + "    " + value;
-            // The old member name, on the host: gpu_topology::l2.sector_bytes still compiles, with a warning.
+            // The old member name, a member like the others (so device code may take it by
+            // reference too): gpu_topology::l2.sector_bytes still compiles, with a warning.
             for (const auto& r : model::kRenamed)
-                if (r.name == q.name)
-                    members += "    [[deprecated(\"" + std::string(r.why) + "\")]] static constexpr " + member_type + " " +
-                               std::string(r.old_path.substr(r.old_path.rfind('.') + 1)) + value + ";\n";
+                if (r.name == q.name) {
+                    members += "    [[deprecated(\"" + std::string(r.why) + "\")]] " + member_type + " " +
+                               std::string(r.old_path.substr(r.old_path.rfind('.') + 1)) + ";\n";
+                    values += ",\n    " + value;
+                }
         }
-        structs += "struct " + type + " {\n" + members + "};\nGPU_TOPOLOGY_FACT " + type + " " + std::string(object) +
-                   "{\n" + values + "};\n\n";
+        const std::string definition = "GPU_TOPOLOGY_FACT " + type + " " + std::string(object) + "{\n" + values + "};\n";
+        // Initialising a deprecated member is no use of it: clang would warn (an error under -Werror).
+        const bool renamed = members.find("[[deprecated") != std::string::npos;
+        structs += "struct " + type + " {\n" + members + "};\n" +
+                   (renamed ? "#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC diagnostic push\n"
+                              "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n#endif\n" + definition +
+                                  "#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC diagnostic pop\n#endif\n"
+                            : definition) +
+                   "\n";
     }
     return "// Why each unknown fact is unknown.\nnamespace not_measured {\n" + reasons + "}  // namespace not_measured\n\n" +
            structs;

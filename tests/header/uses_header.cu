@@ -11,6 +11,16 @@ __global__ void uses(unsigned long long* out, int carveout, unsigned threads) {
     out[3] = gt::square_tile_edge<float>(out[2] / 2);
 }
 
+// A renamed quantity's old member in device code, taken by reference like any
+// fact (its deprecation warning silenced: this compile makes warnings errors).
+template <typename Fact>
+__device__ unsigned long long by_reference(const Fact& fact) {
+    return fact.value_or(0u);
+}
+#pragma nv_diag_suppress 1444
+__global__ void uses_old_names(unsigned long long* out) { out[0] = by_reference(gt::l2.sector_bytes); }
+#pragma nv_diag_default 1444
+
 int main() {
     const auto check = gt::check_running_gpu(0);
     return check.explanation[0] == '\0' ? 1 : 0;
