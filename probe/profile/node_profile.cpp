@@ -208,9 +208,10 @@ std::vector<std::string> validate_node(const Json& node) {
 }
 
 Json load_any_profile_text(std::string_view text, const std::string& source) {
-    auto document = parse_profile_text(text, source);
-    if (is_node_document(document)) refuse_invalid(validate_node(document), source, "node profile");
-    else refuse_invalid(validate(document), source, "profile");
+    RenamedFields renamed;
+    auto document = parse_profile_text(text, source, &renamed);
+    if (is_node_document(document)) refuse_invalid(validate_node(document), source, "node profile", renamed);
+    else refuse_invalid(validate(document), source, "profile", renamed);
     return document;
 }
 

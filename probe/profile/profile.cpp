@@ -338,44 +338,62 @@ RowKernel kernel_of(const Json& row) {
 namespace {
 // A member an older probe wrote under a name since changed (model::kRenamed)
 // takes the new name where it stands, unless the new one is there too.
-void read_old_names(Json& profile) {
+void read_old_names(Json& profile, const std::string& prefix, RenamedFields& renamed) {
     if (!profile.is_object()) return;
     for (const auto& r : model::kRenamed) {
         const auto dot = r.old_path.rfind('.');
         const Json* parent = profile.at_path(r.old_path.substr(0, dot));
         if (!parent || !parent->is_object()) continue;
-        const auto new_member = kQuantities[model::find(r.name)].member();
-        if (parent->find(new_member)) continue;
+        const auto& quantity = kQuantities[model::find(r.name)];
+        if (parent->find(quantity.member())) continue;
         for (auto& [key, value] : profile.path_to(r.old_path.substr(0, dot)).as_object())
-            if (key == r.old_path.substr(dot + 1)) key = std::string(new_member);
+            if (key == r.old_path.substr(dot + 1)) {
+                key = std::string(quantity.member());
+                renamed.push_back({prefix + std::string(quantity.path), prefix + std::string(r.old_path)});
+            }
     }
 }
 }  // namespace
 
-Json parse_profile_text(std::string_view text, const std::string& source) {
+Json parse_profile_text(std::string_view text, const std::string& source, RenamedFields* renamed) {
+    RenamedFields ignored;
+    RenamedFields& out = renamed ? *renamed : ignored;
     Json document;
     try {
         document = Json::parse(text, source);
     } catch (const JsonError& e) {
         throw ProfileError(e.what());
     }
-    read_old_names(document);
+    read_old_names(document, "", out);
     // A node profile holds one profile per device.
-    if (document.is_object() && document.find("devices") && document.find("devices")->is_array())
-        for (auto& device : document["devices"].as_array()) read_old_names(device);
+    if (document.is_object() && document.find("devices") && document.find("devices")->is_array()) {
+        auto& devices = document["devices"].as_array();
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            read_old_names(devices[i], "devices[" + std::to_string(i) + "].", out);
+    }
     return document;
 }
 
-void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what) {
+void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what,
+                    const RenamedFields& renamed) {
     if (errors.empty()) return;
     std::string message = source + ": invalid " + std::string(what) + ":";
-    for (const auto& e : errors) message += "\n  " + e;
+    for (const auto& e : errors) {
+        message += "\n  " + e;
+        // An error about a field the file wrote under its old name says so.
+        for (const auto& [now, written] : renamed)
+            if (e.rfind(now, 0) == 0 && (e.size() == now.size() || e[now.size()] == '.' || e[now.size()] == ':')) {
+                message += " (written as " + written + ")";
+                break;
+            }
+    }
     throw ProfileError(message);
 }
 
 Json load_profile_text(std::string_view text, const std::string& source) {
-    auto document = parse_profile_text(text, source);
-    refuse_invalid(validate(document), source, "profile");
+    RenamedFields renamed;
+    auto document = parse_profile_text(text, source, &renamed);
+    refuse_invalid(validate(document), source, "profile", renamed);
     return document;
 }
 

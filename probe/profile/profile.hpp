@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpu_topology::profile {
@@ -66,8 +67,12 @@ Json load_profile_text(std::string_view text, const std::string& source);
 // The two halves, for readers of other schemas: parse (a syntax error becomes a
 // ProfileError with file:line:column; members renamed since, model::kRenamed, take
 // their new names), and refuse a document `errors` find fault with.
-Json parse_profile_text(std::string_view text, const std::string& source);
-void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what);
+// `renamed` collects each such field as {path now, path as written}, so that
+// refuse_invalid can name a bad field as the file wrote it.
+using RenamedFields = std::vector<std::pair<std::string, std::string>>;
+Json parse_profile_text(std::string_view text, const std::string& source, RenamedFields* renamed = nullptr);
+void refuse_invalid(const std::vector<std::string>& errors, const std::string& source, std::string_view what,
+                    const RenamedFields& renamed = {});
 // The bytes of a profile file, refused when it is not a regular file or too large.
 std::string read_profile_bytes(const std::filesystem::path& file);
 

@@ -94,6 +94,15 @@ TEST(Profile, OldNamesOfRenamedQuantitiesReadAsTheNewOnes) {
         EXPECT_EQ(read_quantity(old, q).value, read_quantity(current, q).value) << r.old_name;
         EXPECT_TRUE(read_quantity(old, q).value.has_value()) << r.old_name;
         EXPECT_EQ(old.dump(), current.dump()) << "read back, the old profile is the current one";
+        // A bad value under the old name is named as the file wrote it.
+        std::string bad_old = old_text;
+        const auto old_member = "\"" + std::string(r.old_path.substr(r.old_path.rfind('.') + 1)) + "\": {";
+        const auto value_at = bad_old.find("\"value\":", bad_old.find(old_member, at));  // at: where the old name went
+        ASSERT_NE(value_at, std::string::npos);
+        bad_old.insert(value_at + 8, " 12345,\"was\":");  // "value": 12345, "was": <the old value>
+        const auto error = error_of(bad_old);
+        EXPECT_NE(error.find(std::string(q.path) + ".value: "), std::string::npos) << error;
+        EXPECT_NE(error.find("(written as " + std::string(r.old_path) + ")"), std::string::npos) << error;
         // Every device of a node profile.
         const auto node_text = read_text(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200-x2-node.json");
         std::string old_node = node_text;
