@@ -7,6 +7,7 @@
 #include "profile/profile.hpp"
 #include "render/node.hpp"
 #include "render/svg.hpp"
+#include "node_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,16 +19,9 @@ namespace {
 using namespace gpu_topology;
 using util::Json;
 
-Json stored_h200() {
-    return profile::load_profile(std::filesystem::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200.json");
-}
-
 // The stored H200 profile as device `index` of a node, with a UUID of its own.
 Json device(const Json& h200, int index) {
-    Json d = h200;
-    d["device"]["index"] = index;
-    d["device"]["uuid"] = "GPU-00000000-0000-0000-0000-" + std::to_string(100000000000 + index);
-    return d;
+    return test::as_device(h200, index, "GPU-00000000-0000-0000-0000-" + std::to_string(100000000000 + index));
 }
 
 model::LinkValue measured(double value, double min, double max) { return {value, {min, max, 5}, {}}; }
@@ -50,21 +44,15 @@ model::Link nvlink(int from, int to) {
     return link;
 }
 
-// A node whose devices are stored profiles (a probe's node holds what each
-// device measured; these tests start from profiles), as its node profile.
+// A node whose devices are stored profiles (node_fixture.hpp).
 struct TestNode : model::NodeTopology {
     std::vector<Json> device_profiles;
 };
-Json to_json(const TestNode& node) {
-    Json json = model::to_json(static_cast<const model::NodeTopology&>(node));
-    json["devices"] = Json::array();
-    for (const auto& d : node.device_profiles) json["devices"].push_back(d);
-    return json;
-}
+Json to_json(const TestNode& node) { return test::node_profile(node, node.device_profiles); }
 
 // `count` copies of the stored H200, the links of every ordered pair when `with_links`.
 TestNode node_of(int count, bool with_links = true) {
-    const Json h200 = stored_h200();
+    const Json h200 = test::stored_profile("nvidia-h200.json");
     TestNode node;
     node.probe_version = "1.0.0";
     node.duration_s = 12.34;  // synthetic

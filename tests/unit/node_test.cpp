@@ -8,6 +8,7 @@
 #include "profile/profile.hpp"
 #include "render/node.hpp"
 #include "render/render.hpp"
+#include "node_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,13 +20,8 @@ namespace {
 using namespace gpu_topology;
 using util::Json;
 
-Json stored(const char* name) { return profile::load_profile(std::string(GPU_TOPOLOGY_PROFILES) + "/" + name); }
-
-Json as_device(Json profile, int index, const std::string& uuid) {
-    profile["device"]["index"] = index;
-    profile["device"]["uuid"] = uuid;
-    return profile;
-}
+using test::as_device;
+Json stored(const char* name) { return test::stored_profile(name); }
 
 model::Link synthetic_link(int from, int to) {
     model::Link link;
@@ -42,15 +38,6 @@ model::Link synthetic_link(int from, int to) {
     return link;
 }
 
-// A node profile of `node`'s links, whose devices are these stored profiles (the
-// probe's own nodes hold what each device measured; tests start from profiles).
-Json with_devices(const model::NodeTopology& node, std::vector<Json> devices) {
-    Json json = model::to_json(node);
-    json["devices"] = Json::array();
-    for (auto& d : devices) json["devices"].push_back(std::move(d));
-    return json;
-}
-
 Json two_h200s() {
     model::NodeTopology node;
     node.probe_version = "test";
@@ -58,7 +45,7 @@ Json two_h200s() {
     node.slowest_device_s = 3.5;
     node.links_s = 0.5;
     node.links = {synthetic_link(0, 1), synthetic_link(1, 0)};
-    return with_devices(node, {as_device(stored("nvidia-h200.json"), 0, "GPU-aaaa"),
+    return test::node_profile(node, {as_device(stored("nvidia-h200.json"), 0, "GPU-aaaa"),
                                as_device(stored("nvidia-h200.json"), 1, "GPU-bbbb")});
 }
 
@@ -224,7 +211,7 @@ TEST(Node, TheSpreadOverEveryDeviceDecidesNotEachAgainstDeviceZero) {
     three.probe_version = "test";
     std::vector<Json> devices_of_three;
     for (int i = 0; i < 3; ++i) devices_of_three.push_back(as_device(stored("nvidia-h200.json"), i, "GPU-000" + std::to_string(i)));
-    auto node = with_devices(three, std::move(devices_of_three));
+    auto node = test::node_profile(three, std::move(devices_of_three));
     auto& devices = node["devices"].as_array();
     const double dram = devices[0].at_path("caches.dram.latency_cycles.p50")->as_number();
     devices[1]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 1.04;  // each within 5 % of device 0,
