@@ -5,7 +5,9 @@ shape's and over the common default (32,32,1); a table on stdout and, with --svg
     bench/stencil_summary.py SEARCH.csv [SEARCH.csv...] [--svg FILE] [--title TEXT]
 
 Each SEARCH.csv is what `examples/stencil3d --search --csv` writes: its `chosen` column marks the
-shape the header of that run chose. No plotting library is needed (the picture is plain SVG).
+shape the header of that run chose. Where its `confirmed_glups` column is filled (the chosen and the
+fastest shapes timed again in turn, stencil3d's confirmation), the ratio and the picture use those
+rates, and the one-pass ratio is printed beside them. No plotting library is needed (plain SVG).
 """
 import csv
 import sys
@@ -15,9 +17,11 @@ from collections import OrderedDict
 def load(path, card):
     grids = OrderedDict()
     for r in csv.DictReader(open(path)):
-        g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "chosen": None})
+        g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "confirmed": {}, "chosen": None})
         shape = (int(r["x"]), int(r["y"]), int(r["z"]), int(r["fold_y"]), int(r["fold_z"]))
         g["rates"][shape] = float(r["glups"])
+        if r.get("confirmed_glups"):
+            g["confirmed"][shape] = float(r["confirmed_glups"])
         if r["chosen"] == "1":
             g["chosen"] = shape
     return grids
@@ -37,15 +41,19 @@ def main(argv):
     for path in files:
         card = "h100" if "h100" in path else "h200" if "h200" in path else path
         for grid, g in load(path, card).items():
-            best_shape = max(g["rates"], key=g["rates"].get)
-            chosen = g["rates"][g["chosen"]]
+            one_pass = g["rates"][g["chosen"]] / max(g["rates"].values())
+            rates = g["confirmed"] if g["chosen"] in g["confirmed"] else g["rates"]
+            best_shape = max(rates, key=rates.get)
+            chosen = rates[g["chosen"]]
             default = g["rates"].get((32, 32, 1, 1, 1))
-            rows.append((card, grid, g["chosen"], chosen, best_shape, g["rates"][best_shape],
-                         chosen / g["rates"][best_shape], chosen / default if default else float("nan")))
-    print("| card | grid | chosen | GLup/s | best | GLup/s | chosen / best | chosen / (32,32,1) |")
-    print("|---|---|---|---:|---|---:|---:|---:|")
-    for card, grid, c, cr, b, br, ratio, vs_default in rows:
-        print(f"| {card} | {grid} | {c} | {cr:.1f} | {b} | {br:.1f} | {ratio:.3f} | {vs_default:.2f} |")
+            vs_default = g["rates"][g["chosen"]] / default if default else float("nan")
+            rows.append((card, grid, g["chosen"], chosen, best_shape, rates[best_shape], chosen / rates[best_shape],
+                         vs_default, one_pass, rates is g["confirmed"]))
+    print("| card | grid | chosen | GLup/s | best | GLup/s | chosen / best | one pass | chosen / (32,32,1) |")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|")
+    for card, grid, c, cr, b, br, ratio, vs_default, one_pass, confirmed in rows:
+        mark = "" if confirmed else " (one pass)"
+        print(f"| {card} | {grid} | {c} | {cr:.1f} | {b} | {br:.1f} | {ratio:.3f}{mark} | {one_pass:.3f} | {vs_default:.2f} |")
     for card in sorted({r[0] for r in rows}):
         ratios = [r[6] for r in rows if r[0] == card]
         defaults = [r[7] for r in rows if r[0] == card]

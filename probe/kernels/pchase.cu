@@ -106,6 +106,14 @@ struct ProgramArgs {
     unsigned long long* stats;  // [0] cycles, [1] ns, [2] the plain kernel's dependency store, [3] sink
 };
 
+// A timed load's sample, stored without taking an L1 line: st.global.cg still
+// allocated its lines in L1 on the H200, and the 4 KiB of 1024 samples pushed
+// the chased ring out of L1 about 4 KiB before a chase without stores
+// (bench/l1_miss_sources.cu, docs/measurements/2026-11-24-l1-stores.md).
+__device__ __forceinline__ void store_sample(unsigned* address, unsigned value) {
+    asm volatile("st.global.L1::no_allocate.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+
 // Fine-grained pointer chase (Mei & Chu): each load is bracketed by two clock
 // reads, and a store of the loaded value to shared memory sits before the
 // second read, so the second read cannot issue before the load returned.
@@ -122,7 +130,7 @@ __device__ __forceinline__ unsigned long long timed_walk(unsigned long long curs
         *dependency = static_cast<unsigned>(cursor);
         const long long after = sm_clock();
         if (countdown == 0) {
-            if (recorded < args.max_samples) __stcg(args.samples + recorded++, static_cast<unsigned>(after - before));
+            if (recorded < args.max_samples) store_sample(args.samples + recorded++, static_cast<unsigned>(after - before));
             countdown = args.record_every;
         }
         --countdown;
