@@ -107,8 +107,8 @@ inline constexpr double kStencilDramBytesPerRun = 64;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
-//    swapped) in nearly every search on both cards, where the bytes it moves are the same; any
-//    share from 0.7 to 0.875 chooses alike on the recorded searches (bench/stencil_fit.py).
+//    swapped) in nearly every search on both cards, where the bytes it moves are the same; shares
+//    from 0.625 to 0.875 do equally well on the fitted searches (bench/stencil_fit.py --sweep).
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;

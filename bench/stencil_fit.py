@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The stencil model of include/gpu_topology_stencil.hpp, in Python, to try its parameters on
+every recorded search before one is changed in the header (which StencilChooser.RecordedSearches
+then checks: that test, on the header itself, is the authority; this is a mirror for exploring).
+
+    bench/stencil_fit.py [--sweep]
+
+Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints chosen / best
+(confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
+below 0.95. --sweep also tries kStencilZHaloRowShare from 0.5 to 1 (the plateau it was chosen on).
+Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
+"""
+import json
+import sys
+from collections import defaultdict
+
+# The header's parameters (kStencil*).
+HEADER = dict(l2_bytes_per_run=192, dram_bytes_per_run=64, layer_share=0.9, norm=4, z_halo_row_share=0.75)
+RADIUS, VALUE_BYTES, THREADS, WARP = 4, 8, 1024, 32
+
+
+def machine(path):
+    p = json.load(open(path))
+    c = p["caches"]
+    v = lambda q: q["value"] if isinstance(q, dict) else q
+    return dict(l1=v(c["l1"]["size_bytes"]), l1bw=v(c["l1"]["bandwidth_bytes_per_s"]), line=v(c["l1"]["line_bytes"]),
+                sector=v(c["l1"]["sector_bytes"]), l2=v(c["l2"]["size_bytes"]), l2bw=v(c["l2"]["bandwidth_bytes_per_s"]),
+                drambw=v(c["dram"]["bandwidth_bytes_per_s"]), sms=v(p["device"]["sm_count"]), tps=v(p["sm"]["max_threads"]))
+
+
+def up(n, unit):
+    return n if unit == 0 else (n + unit - 1) // unit * unit
+
+
+def seconds_per_update(b, g, m, P):
+    """star_stencil_traffic(...).seconds_per_update, and whether the tile fits L1."""
+    x, y, z, fy, fz = b
+    r, s = RADIUS, VALUE_BYTES
+    tx, ty, tz = x, y * fy, z * fz
+    cells = tx * ty * tz
+    core_row = 2 * up(r * s, m["sector"]) + up(tx * s, m["sector"])
+    face_row = up(tx * s, m["sector"])
+    loaded = ty * tz * core_row + 2 * r * (ty + tz) * face_row
+    l2_loaded = ty * tz * core_row + 2 * r * face_row * (tz + P["z_halo_row_share"] * ty)
+    per_sm = m["tps"] // (x * y * z)
+    in_flight = 2 * m["sms"] * (per_sm or 1) * 2 * cells * s
+    row_x, row_y, row_z = up(g[0], tx), up(g[1], ty), up(g[2], tz)
+    room = P["layer_share"] * m["l2"]
+    layer_y = row_x * tz * (2 * ty + 2 * r) * s + in_flight <= room
+    layer_z = row_x * row_y * (2 * tz + 2 * r) * s + in_flight <= room
+    dram = 2 * cells * s + (0 if layer_y else 2 * r * tx * tz * s) + (0 if layer_z else 2 * r * tx * ty * s)
+    fold = max(fy, fz)
+    loads = 6 * r + 1 if fold <= 1 else (4 * r * fold + fold + 2 * r) / fold
+    lanes = min(tx, WARP)
+    lines = (WARP // lanes) * (lanes * s + m["line"] - s) / m["line"]
+    l1 = (loads + 1) * lines * m["line"] / WARP / m["l1bw"]
+    l2 = (l2_loaded + cells * s) / cells * (1 + P["l2_bytes_per_run"] / core_row) / m["l2bw"]
+    dr = dram / cells * (1 + P["dram_bytes_per_run"] / core_row) / m["drambw"]
+    tail = row_x * row_y * row_z / (g[0] * g[1] * g[2])
+    n = P["norm"]
+    return tail * (l1 ** n + l2 ** n + dr ** n) ** (1 / n), per_sm * loaded <= m["l1"]
+
+
+def choose(g, m, P):
+    """choose_star_stencil_block: rows of whole lines first, then tiles that fit L1, then time."""
+    best = None
+    x = THREADS
+    while x >= 1:
+        y = THREADS // x
+        while y >= 1:
+            z = THREADS // (x * y)
+            if x * y * z == THREADS and z <= 64:
+                for fy, fz in ((1, 1), (2, 1), (1, 2)):
+                    t, fits = seconds_per_update((x, y, z, fy, fz), g, m, P)
+                    rank = 2 * (x >= WARP and x * VALUE_BYTES >= m["line"]) + fits
+                    if best is None or rank > best[1] or (rank == best[1] and t < best[2]):
+                        best = ((x, y, z, fy, fz), rank, t)
+            y //= 2
+        x //= 2
+    return best[0]
+
+
+def searches(path="tests/data/stencil_searches.csv"):
+    shapes, out = None, []
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        c = line.rstrip("\n").split(",")
+        if c[0] == "shapes":
+            shapes = [tuple(map(int, k.split("_"))) for k in c[4:]]
+            continue
+        rates = {s: float(v) for s, v in zip(shapes, c[4:]) if v}
+        if c[0] == "confirmed":
+            out[-1]["confirmed"] = rates
+            continue
+        out.append(dict(card=c[0], run=c[1], set=c[2], grid=tuple(map(int, c[3].split("x"))), rates=rates, confirmed={}))
+    return out
+
+
+def evaluate(all_searches, machines, P):
+    ratios = defaultdict(list)
+    for s in all_searches:
+        chosen = choose(s["grid"], machines[s["card"]], P)
+        rates = s["confirmed"] if chosen in s["confirmed"] else s["rates"]
+        ratios[(s["set"], s["card"])].append(rates[chosen] / max(rates.values()))
+    return ratios
+
+
+def report(ratios):
+    for (kind, card), r in sorted(ratios.items()):
+        print(f"  {kind:8} {card}: {len(r):3} grids, worst {min(r):.3f}, mean {sum(r) / len(r):.4f}, "
+              f"{sum(v < 0.95 for v in r)} below 0.95")
+
+
+def main(argv):
+    machines = {c: machine(f"generated/profiles/nvidia-{c}.json") for c in ("h100", "h200")}
+    recorded = searches()
+    print("the header's parameters:")
+    report(evaluate(recorded, machines, HEADER))
+    if "--sweep" in argv:
+        for share in (0.5, 0.625, 0.7, 0.75, 0.8, 0.875, 1.0):
+            fitted = [s for s in recorded if s["set"] == "fit"]
+            r = [v for vs in evaluate(fitted, machines, dict(HEADER, z_halo_row_share=share)).values() for v in vs]
+            print(f"z_halo_row_share {share}: fitted grids worst {min(r):.3f}, mean {sum(r) / len(r):.4f}, "
+                  f"{sum(v < 0.95 for v in r)} below 0.95")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Appends recorded stencil searches to tests/data/stencil_searches.csv, which
+`StencilChooser.RecordedSearches` replays on the CPU.
+
+    bench/stencil_to_test_data.py CARD RUN SET SEARCH.csv [--data FILE]
+
+SEARCH.csv is what `examples/stencil3d --search --csv` writes; CARD is h100 or h200, RUN names the
+run (e.g. 2026-11-23-run48), SET is fit or held_out (held out: drawn by bench/stencil_grids.py after
+the model's last change, never fitted on). One line per grid with every shape's one-pass GLup/s in
+the data file's shape order; where the search confirmed shapes (its confirmed_glups column), a
+`confirmed` line after it holds those rates and leaves the other shapes empty.
+"""
+import csv
+import sys
+from collections import OrderedDict
+
+
+def main(argv):
+    data = "tests/data/stencil_searches.csv"
+    if "--data" in argv:
+        i = argv.index("--data")
+        data = argv[i + 1]
+        del argv[i:i + 2]
+    if len(argv) != 4 or argv[2] not in ("fit", "held_out"):
+        sys.exit(__doc__)
+    card, run, kind, search = argv
+    shapes = None
+    for line in open(data):
+        if line.startswith("shapes,"):
+            shapes = line.rstrip("\n").split(",")[4:]
+    if not shapes:
+        sys.exit(f"{data}: no shapes line")
+    grids = OrderedDict()
+    for r in csv.DictReader(open(search)):
+        key = "_".join(r[k] for k in ("x", "y", "z", "fold_y", "fold_z"))
+        g = grids.setdefault(r["grid"], ({}, {}))
+        g[0][key] = r["glups"]
+        if r.get("confirmed_glups"):
+            g[1][key] = r["confirmed_glups"]
+    lines = []
+    for grid, (rates, confirmed) in grids.items():
+        missing = [s for s in shapes if s not in rates]
+        if missing:
+            sys.exit(f"{search}: grid {grid} lacks {len(missing)} shapes, e.g. {missing[0]}")
+        lines.append(",".join([card, run, kind, grid] + [rates[s] for s in shapes]))
+        if confirmed:
+            lines.append(",".join(["confirmed", card, run, grid] + [confirmed.get(s, "") for s in shapes]))
+    with open(data, "a") as out:
+        out.write("\n".join(lines) + "\n")
+    print(f"{data}: {len(grids)} grids of {card} {run} ({kind}) appended")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
