@@ -13,11 +13,11 @@
 #define GPU_TOPOLOGY_HPP
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
-#define GPU_TOPOLOGY_PROBE_VERSION "1.1.0"
+#define GPU_TOPOLOGY_PROBE_VERSION "1.2.1"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-cd520e17-5079-e6e5-0f8c-6694ea8e1fa1"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-c2666137-7565-f4c6-06cd-40b63e14fc8e"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:f42702c69ac88080"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:5b41bbdd0b09ec3a"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
@@ -26,49 +26,49 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979580
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1977018
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
-#define GPU_TOPOLOGY_L1_SIZE_BYTES 247808
-#define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 189440
-#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 20480
+#define GPU_TOPOLOGY_L1_SIZE_BYTES 248832
+#define GPU_TOPOLOGY_L1_SIZE_DEFAULT_CARVEOUT_BYTES 191488
+#define GPU_TOPOLOGY_L1_SIZE_MAX_SHARED_CARVEOUT_BYTES 21504
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 268
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 236
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 270
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 238
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32563497818711
-#define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32599051801529
+#define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 317
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 226
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 318
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 227
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
-#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 247808
+#define GPU_TOPOLOGY_READONLY_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 269
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 237
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 268
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 236
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 65
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 93
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 396
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 303
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 402
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 304
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -77,22 +77,22 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32898381978452
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32878255720054
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 52428800
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 32768000
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 25165824
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 268
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 480
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 432
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8701542524272
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 269
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 493
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 424
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8555353951890
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 85017493504
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 700
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3139654196246
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 693
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3145133283888
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 189
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 3990659592060
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4007528771369
 #define GPU_TOPOLOGY_TLB_ENTRIES 15
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
 #define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
@@ -205,7 +205,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979580u, source::measured, false, true}};
+    {1977018u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -232,18 +232,18 @@ struct l1_facts {
     known<std::uint64_t> bandwidth_bytes_per_s;  // L1 load bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT l1_facts l1{
-    {247808ull, source::measured, false, true},
-    {189440ull, source::measured, false, true},
-    {20480ull, source::measured, false, true},
+    {248832ull, source::measured, false, true},
+    {191488ull, source::measured, false, true},
+    {21504ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {268u, source::measured, false, true},
-    {236u, source::derived, false, true},
+    {270u, source::measured, false, true},
+    {238u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {32563497818711ull, source::measured, false, true}};
+    {32599051801529ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -255,12 +255,12 @@ struct texture_facts {
     known<std::uint32_t> per_sm;  // texture instances per SM, instances
 };
 GPU_TOPOLOGY_FACT texture_facts texture{
-    {247808ull, source::measured, false, true},
+    {248832ull, source::measured, false, true},
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {317u, source::measured, false, true},
-    {226u, source::derived, false, true},
+    {318u, source::measured, false, true},
+    {227u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -273,12 +273,12 @@ struct readonly_facts {
     known<std::uint32_t> per_sm;  // read-only instances per SM, instances
 };
 GPU_TOPOLOGY_FACT readonly_facts readonly{
-    {247808ull, source::measured, false, true},
+    {248832ull, source::measured, false, true},
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {269u, source::measured, false, true},
-    {237u, source::derived, false, true},
+    {268u, source::measured, false, true},
+    {236u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -300,7 +300,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {65u, source::derived, false, true},
+    {70u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -313,9 +313,9 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {93u, source::measured, false, true},
-    {396u, source::measured, false, true},
-    {303u, source::derived, false, true}};
+    {98u, source::measured, false, true},
+    {402u, source::measured, false, true},
+    {304u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -337,7 +337,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {32898381978452ull, source::measured, false, true}};
+    {32878255720054ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -362,10 +362,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {268u, source::measured, false, true},
-    {480u, source::measured, false, true},
-    {432u, source::derived, false, true},
-    {8701542524272ull, source::measured, false, true}};
+    {269u, source::measured, false, true},
+    {493u, source::measured, false, true},
+    {424u, source::derived, false, true},
+    {8555353951890ull, source::measured, false, true}};
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -377,8 +377,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {85017493504ull, source::api, false, true},
-    {700u, source::measured, false, true},
-    {3139654196246ull, source::measured, false, true}};
+    {693u, source::measured, false, true},
+    {3145133283888ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -387,8 +387,8 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {189u, source::measured, false, true},
-    {3990659592060ull, source::measured, false, true}};
+    {192u, source::measured, false, true},
+    {4007528771369ull, source::measured, false, true}};
 
 struct tlb_facts {
     known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
@@ -434,105 +434,105 @@ struct l1_at_launch {
 };
 inline constexpr std::size_t l1_launch_count = 99;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
-    {0, 1024u, 16u, 2u, 247808ull},  // static
-    {0, 256u, 16u, 7u, 247808ull},  // static
-    {0, 32u, 16u, 7u, 247808ull},  // static
-    {-1, 1024u, 16u, 2u, 247808ull},  // static
-    {-1, 256u, 16u, 8u, 223232ull},  // static
-    {-1, 32u, 16u, 32u, 189440ull},  // static
-    {1, 1024u, 16u, 2u, 223232ull},  // static
-    {1, 256u, 16u, 7u, 223232ull},  // static
-    {1, 32u, 16u, 7u, 223232ull},  // static
-    {3, 1024u, 16u, 2u, 189440ull},  // static
-    {3, 256u, 16u, 7u, 189440ull},  // static
-    {3, 32u, 16u, 7u, 189440ull},  // static
-    {4, 1024u, 16u, 2u, 152576ull},  // static
-    {4, 256u, 16u, 8u, 152576ull},  // static
-    {4, 32u, 16u, 14u, 152576ull},  // static
-    {5, 1024u, 16u, 2u, 119808ull},  // static
-    {5, 256u, 16u, 8u, 119808ull},  // static
-    {5, 32u, 16u, 14u, 119808ull},  // static
-    {7, 1024u, 16u, 2u, 87040ull},  // static
-    {7, 256u, 16u, 8u, 87040ull},  // static
-    {7, 32u, 16u, 14u, 87040ull},  // static
-    {10, 1024u, 16u, 2u, 20480ull},  // static
-    {10, 256u, 16u, 8u, 20480ull},  // static
-    {10, 32u, 16u, 28u, 20480ull},  // static
-    {25, 1024u, 16u, 2u, 20480ull},  // static
-    {25, 256u, 16u, 8u, 20480ull},  // static
-    {25, 32u, 16u, 32u, 20480ull},  // static
-    {50, 1024u, 16u, 2u, 20480ull},  // static
-    {50, 256u, 16u, 8u, 20480ull},  // static
-    {50, 32u, 16u, 32u, 20480ull},  // static
-    {100, 1024u, 16u, 2u, 20480ull},  // static
-    {100, 256u, 16u, 8u, 20480ull},  // static
-    {100, 32u, 16u, 32u, 20480ull},  // static
-    {-1, 1024u, 0u, 2u, 247808ull},  // none
-    {-1, 256u, 0u, 8u, 223232ull},  // none
-    {-1, 32u, 0u, 32u, 223232ull},  // none
-    {0, 1024u, 0u, 2u, 247808ull},  // none
-    {0, 256u, 0u, 8u, 222208ull},  // none
-    {0, 32u, 0u, 8u, 223232ull},  // none
-    {5, 1024u, 0u, 2u, 239616ull},  // none
-    {5, 256u, 0u, 8u, 223232ull},  // none
-    {5, 32u, 0u, 16u, 222208ull},  // none
-    {10, 1024u, 0u, 2u, 223232ull},  // none
-    {10, 256u, 0u, 8u, 223232ull},  // none
-    {10, 32u, 0u, 32u, 222208ull},  // none
-    {25, 1024u, 0u, 2u, 189440ull},  // none
-    {25, 256u, 0u, 8u, 189440ull},  // none
-    {25, 32u, 0u, 32u, 189440ull},  // none
-    {50, 1024u, 0u, 2u, 119808ull},  // none
-    {50, 256u, 0u, 8u, 119808ull},  // none
-    {50, 32u, 0u, 32u, 119808ull},  // none
-    {75, 1024u, 0u, 2u, 54272ull},  // none
-    {75, 256u, 0u, 8u, 54272ull},  // none
-    {75, 32u, 0u, 32u, 54272ull},  // none
-    {100, 1024u, 0u, 2u, 19456ull},  // none
-    {100, 256u, 0u, 8u, 19456ull},  // none
-    {100, 32u, 0u, 32u, 19456ull},  // none
-    {-1, 1024u, 8192u, 2u, 222208ull},  // dynamic
-    {-1, 256u, 8192u, 8u, 119808ull},  // dynamic
-    {0, 1024u, 8192u, 1u, 239616ull},  // dynamic
-    {0, 256u, 8192u, 1u, 239616ull},  // dynamic
-    {10, 1024u, 8192u, 2u, 222208ull},  // dynamic
-    {10, 256u, 8192u, 3u, 223232ull},  // dynamic
-    {25, 1024u, 8192u, 2u, 189440ull},  // dynamic
-    {25, 256u, 8192u, 7u, 189440ull},  // dynamic
-    {50, 1024u, 8192u, 2u, 119808ull},  // dynamic
-    {50, 256u, 8192u, 8u, 119808ull},  // dynamic
-    {75, 1024u, 8192u, 2u, 54272ull},  // dynamic
-    {75, 256u, 8192u, 8u, 54272ull},  // dynamic
-    {100, 1024u, 8192u, 2u, 19456ull},  // dynamic
-    {100, 256u, 8192u, 8u, 19456ull},  // dynamic
-    {-1, 1024u, 32768u, 2u, 152576ull},  // dynamic
-    {-1, 256u, 32768u, 6u, 19456ull},  // dynamic
-    {0, 1024u, 32768u, 1u, 189440ull},  // dynamic
-    {0, 256u, 32768u, 1u, 189440ull},  // dynamic
-    {10, 1024u, 32768u, 1u, 189440ull},  // dynamic
-    {10, 256u, 32768u, 1u, 189440ull},  // dynamic
-    {25, 1024u, 32768u, 1u, 189440ull},  // dynamic
-    {25, 256u, 32768u, 1u, 189440ull},  // dynamic
-    {50, 1024u, 32768u, 2u, 119808ull},  // dynamic
-    {50, 256u, 32768u, 4u, 119808ull},  // dynamic
-    {75, 1024u, 32768u, 2u, 54272ull},  // dynamic
-    {75, 256u, 32768u, 5u, 54272ull},  // dynamic
-    {100, 1024u, 32768u, 2u, 19456ull},  // dynamic
-    {100, 256u, 32768u, 6u, 19456ull},  // dynamic
-    {-1, 1024u, 98304u, 2u, 54272ull},  // dynamic
-    {-1, 256u, 98304u, 2u, 54272ull},  // dynamic
-    {0, 1024u, 98304u, 1u, 152576ull},  // dynamic
-    {0, 256u, 98304u, 1u, 152576ull},  // dynamic
-    {10, 1024u, 98304u, 1u, 152576ull},  // dynamic
-    {10, 256u, 98304u, 1u, 152576ull},  // dynamic
-    {25, 1024u, 98304u, 1u, 152576ull},  // dynamic
-    {25, 256u, 98304u, 1u, 152576ull},  // dynamic
-    {50, 1024u, 98304u, 1u, 119808ull},  // dynamic
-    {50, 256u, 98304u, 1u, 119808ull},  // dynamic
-    {75, 1024u, 98304u, 2u, 54272ull},  // dynamic
-    {75, 256u, 98304u, 2u, 54272ull},  // dynamic
-    {100, 1024u, 98304u, 2u, 19456ull},  // dynamic
-    {100, 256u, 98304u, 2u, 19456ull},  // dynamic
+    {0, 1024u, 16u, 2u, 248832ull},  // static
+    {0, 256u, 16u, 7u, 248832ull},  // static
+    {0, 32u, 16u, 7u, 248832ull},  // static
+    {-1, 1024u, 16u, 2u, 248832ull},  // static
+    {-1, 256u, 16u, 8u, 224256ull},  // static
+    {-1, 32u, 16u, 32u, 191488ull},  // static
+    {1, 1024u, 16u, 2u, 224256ull},  // static
+    {1, 256u, 16u, 7u, 224256ull},  // static
+    {1, 32u, 16u, 7u, 224256ull},  // static
+    {3, 1024u, 16u, 2u, 191488ull},  // static
+    {3, 256u, 16u, 7u, 191488ull},  // static
+    {3, 32u, 16u, 7u, 191488ull},  // static
+    {4, 1024u, 16u, 2u, 154624ull},  // static
+    {4, 256u, 16u, 8u, 154624ull},  // static
+    {4, 32u, 16u, 14u, 154624ull},  // static
+    {5, 1024u, 16u, 2u, 122880ull},  // static
+    {5, 256u, 16u, 8u, 122880ull},  // static
+    {5, 32u, 16u, 14u, 122880ull},  // static
+    {7, 1024u, 16u, 2u, 90112ull},  // static
+    {7, 256u, 16u, 8u, 90112ull},  // static
+    {7, 32u, 16u, 14u, 90112ull},  // static
+    {10, 1024u, 16u, 2u, 21504ull},  // static
+    {10, 256u, 16u, 8u, 21504ull},  // static
+    {10, 32u, 16u, 28u, 21504ull},  // static
+    {25, 1024u, 16u, 2u, 21504ull},  // static
+    {25, 256u, 16u, 8u, 21504ull},  // static
+    {25, 32u, 16u, 32u, 21504ull},  // static
+    {50, 1024u, 16u, 2u, 21504ull},  // static
+    {50, 256u, 16u, 8u, 21504ull},  // static
+    {50, 32u, 16u, 32u, 21504ull},  // static
+    {100, 1024u, 16u, 2u, 21504ull},  // static
+    {100, 256u, 16u, 8u, 21504ull},  // static
+    {100, 32u, 16u, 32u, 21504ull},  // static
+    {-1, 1024u, 0u, 2u, 248832ull},  // none
+    {-1, 256u, 0u, 8u, 224256ull},  // none
+    {-1, 32u, 0u, 32u, 224256ull},  // none
+    {0, 1024u, 0u, 2u, 248832ull},  // none
+    {0, 256u, 0u, 8u, 224256ull},  // none
+    {0, 32u, 0u, 8u, 224256ull},  // none
+    {5, 1024u, 0u, 2u, 240640ull},  // none
+    {5, 256u, 0u, 8u, 224256ull},  // none
+    {5, 32u, 0u, 16u, 224256ull},  // none
+    {10, 1024u, 0u, 2u, 224256ull},  // none
+    {10, 256u, 0u, 8u, 224256ull},  // none
+    {10, 32u, 0u, 32u, 224256ull},  // none
+    {25, 1024u, 0u, 2u, 191488ull},  // none
+    {25, 256u, 0u, 8u, 191488ull},  // none
+    {25, 32u, 0u, 32u, 191488ull},  // none
+    {50, 1024u, 0u, 2u, 122880ull},  // none
+    {50, 256u, 0u, 8u, 122880ull},  // none
+    {50, 32u, 0u, 32u, 122880ull},  // none
+    {75, 1024u, 0u, 2u, 55296ull},  // none
+    {75, 256u, 0u, 8u, 55296ull},  // none
+    {75, 32u, 0u, 32u, 55296ull},  // none
+    {100, 1024u, 0u, 2u, 21504ull},  // none
+    {100, 256u, 0u, 8u, 21504ull},  // none
+    {100, 32u, 0u, 32u, 21504ull},  // none
+    {-1, 1024u, 8192u, 2u, 224256ull},  // dynamic
+    {-1, 256u, 8192u, 8u, 122880ull},  // dynamic
+    {0, 1024u, 8192u, 1u, 240640ull},  // dynamic
+    {0, 256u, 8192u, 1u, 240640ull},  // dynamic
+    {10, 1024u, 8192u, 2u, 224256ull},  // dynamic
+    {10, 256u, 8192u, 3u, 224256ull},  // dynamic
+    {25, 1024u, 8192u, 2u, 191488ull},  // dynamic
+    {25, 256u, 8192u, 7u, 191488ull},  // dynamic
+    {50, 1024u, 8192u, 2u, 122880ull},  // dynamic
+    {50, 256u, 8192u, 8u, 122880ull},  // dynamic
+    {75, 1024u, 8192u, 2u, 55296ull},  // dynamic
+    {75, 256u, 8192u, 8u, 55296ull},  // dynamic
+    {100, 1024u, 8192u, 2u, 21504ull},  // dynamic
+    {100, 256u, 8192u, 8u, 21504ull},  // dynamic
+    {-1, 1024u, 32768u, 2u, 154624ull},  // dynamic
+    {-1, 256u, 32768u, 6u, 21504ull},  // dynamic
+    {0, 1024u, 32768u, 1u, 191488ull},  // dynamic
+    {0, 256u, 32768u, 1u, 191488ull},  // dynamic
+    {10, 1024u, 32768u, 1u, 191488ull},  // dynamic
+    {10, 256u, 32768u, 1u, 191488ull},  // dynamic
+    {25, 1024u, 32768u, 1u, 191488ull},  // dynamic
+    {25, 256u, 32768u, 1u, 191488ull},  // dynamic
+    {50, 1024u, 32768u, 2u, 122880ull},  // dynamic
+    {50, 256u, 32768u, 4u, 122880ull},  // dynamic
+    {75, 1024u, 32768u, 2u, 55296ull},  // dynamic
+    {75, 256u, 32768u, 5u, 55296ull},  // dynamic
+    {100, 1024u, 32768u, 2u, 21504ull},  // dynamic
+    {100, 256u, 32768u, 6u, 21504ull},  // dynamic
+    {-1, 1024u, 98304u, 2u, 55296ull},  // dynamic
+    {-1, 256u, 98304u, 2u, 55296ull},  // dynamic
+    {0, 1024u, 98304u, 1u, 154624ull},  // dynamic
+    {0, 256u, 98304u, 1u, 154624ull},  // dynamic
+    {10, 1024u, 98304u, 1u, 154624ull},  // dynamic
+    {10, 256u, 98304u, 1u, 154624ull},  // dynamic
+    {25, 1024u, 98304u, 1u, 154624ull},  // dynamic
+    {25, 256u, 98304u, 1u, 154624ull},  // dynamic
+    {50, 1024u, 98304u, 1u, 122880ull},  // dynamic
+    {50, 256u, 98304u, 1u, 122880ull},  // dynamic
+    {75, 1024u, 98304u, 2u, 55296ull},  // dynamic
+    {75, 256u, 98304u, 2u, 55296ull},  // dynamic
+    {100, 1024u, 98304u, 2u, 21504ull},  // dynamic
+    {100, 256u, 98304u, 2u, 21504ull},  // dynamic
 };
 // The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory
 // (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to
@@ -708,7 +708,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H100 80GB HBM3", "GPU-cd520e17-5079-e6e5-0f8c-6694ea8e1fa1"},
+    {0, "NVIDIA H100 80GB HBM3", "GPU-c2666137-7565-f4c6-06cd-40b63e14fc8e"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;
