@@ -62,7 +62,9 @@ def seconds_per_update(b, g, m, P):
 
 
 def choose(g, m, P):
-    """choose_star_stencil_block: rows of whole lines first, then tiles that fit L1, then time."""
+    """choose_star_stencil_block: rows of whole lines first, then tiles that fit L1, then time; of
+    one tile and time, the fold along y when an xy plane fits L1, else along z."""
+    plane_fits_l1 = (g[0] + 2 * RADIUS) * (g[1] + 2 * RADIUS) * VALUE_BYTES <= m["l1"]
     best = None
     x = THREADS
     while x >= 1:
@@ -73,8 +75,10 @@ def choose(g, m, P):
                 for fy, fz in ((1, 1), (2, 1), (1, 2)):
                     t, fits = seconds_per_update((x, y, z, fy, fz), g, m, P)
                     rank = 2 * (x >= WARP and x * VALUE_BYTES >= m["line"]) + fits
-                    if best is None or rank > best[1] or (rank == best[1] and t < best[2]):
-                        best = ((x, y, z, fy, fz), rank, t)
+                    tile = (x, y * fy, z * fz)
+                    tie_won = best is not None and t == best[2] and tile == best[3] and (fy > 1 if plane_fits_l1 else fz > 1)
+                    if best is None or rank > best[1] or (rank == best[1] and (t < best[2] or tie_won)):
+                        best = ((x, y, z, fy, fz), rank, t, tile)
             y //= 2
         x //= 2
     return best[0]
