@@ -87,7 +87,7 @@ struct stencil_block {
 struct stencil_traffic {
     double l1_bytes_per_update;    // L1 lines the loads and stores touch, as bytes (a warp's access is its lines)
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
-    double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded when a layer condition fails
+    double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded as a layer condition fails
     double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
     double seconds_per_update;     // the levels' times at their measured bandwidths, combined (below)
     bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
@@ -108,10 +108,17 @@ inline constexpr double kStencilDramBytesPerRun = 64;
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
 //    swapped) in nearly every search on both cards, where the bytes it moves are the same; shares
-//    from 0.625 to 0.875 do equally well on the fitted searches (bench/stencil_fit.py --sweep).
+//    from 0.625 to 0.75 do best on the fitted searches (bench/stencil_fit.py --sweep).
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;
+//  - Past that share a layer is not lost at once: the share of its halo rows reloaded from DRAM
+//    grows with what lies in between over the next this much of L2 (a partial layer condition).
+//    With a hard edge a tile near it was priced a whole halo apart from its neighbours, and a 3 %
+//    change in a measured bandwidth flipped the pick from 0.955 to 0.828 of the best (967x328x116
+//    on an H100, run 51); on the recorded searches, with every bandwidth moved by 3 %, ramps of
+//    0.15 to 0.25 keep every pick at 0.938 or better (bench/stencil_fit.py).
+inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).
 inline constexpr int kStencilLevelOverlapNorm = 4;
@@ -122,6 +129,13 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint6
 }
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up_count(std::uint64_t n, std::uint64_t unit) {
     return unit == 0 ? n : (n + unit - 1) / unit * unit;
+}
+// The share of a layer's halo rows reloaded from DRAM when `between` bytes lie between two uses
+// and `room` bytes of L2 keep a layer whole (kStencilLayerRampOfL2).
+GPU_TOPOLOGY_HD constexpr double reloaded_share(double between, double room, double l2_bytes) {
+    if (!(l2_bytes > 0)) return between <= room ? 0.0 : 1.0;
+    const double over = (between - room) / (kStencilLayerRampOfL2 * l2_bytes);
+    return over <= 0 ? 0.0 : over >= 1 ? 1.0 : over;
 }
 // Square root by Newton's method, for values near 1 (constexpr; no <cmath>).
 GPU_TOPOLOGY_HD constexpr double sqrt_near_one(double v) {
@@ -174,11 +188,12 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     t.layer_condition_y = double(between_y) <= layer_room;
     t.layer_condition_z = double(between_z) <= layer_room;
     t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
-    std::uint64_t dram_bytes = 2 * cells * s;
-    if (!t.layer_condition_y) dram_bytes += 2 * r * tx * tz * s;
-    if (!t.layer_condition_z) dram_bytes += 2 * r * tx * ty * s;
+    const double l2 = double(m.l2_bytes);
+    const double dram_bytes = double(2 * cells * s) +
+                              detail::reloaded_share(double(between_y), layer_room, l2) * double(2 * r * tx * tz * s) +
+                              detail::reloaded_share(double(between_z), layer_room, l2) * double(2 * r * tx * ty * s);
     t.l2_bytes_per_update = (l2_loaded + double(stored)) / double(cells);
-    t.dram_bytes_per_update = double(dram_bytes) / double(cells);
+    t.dram_bytes_per_update = dram_bytes / double(cells);
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
     // axis loads f + 2r along it, shared) and stores one; a warp's access touches
     // as many lines as its row segments span, at an offset the halo leaves unaligned.
@@ -213,8 +228,8 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 // when an xy plane of the grid, with its halo, fits L1, and along z otherwise.
 // Measured, with a guess for why: on grids whose planes fit L1 folding along y
 // ran up to 8 % faster (a plane a z neighbour away may still be in L1), on
-// larger planes up to 18 % slower; on the recorded searches the rule took the
-// fitted grids below 0.95 from 3 to 2 per card (bench/stencil_fit.py). Other
+// larger planes up to 18 % slower; on the 134 searches recorded then the rule
+// took the fitted grids below 0.95 from 3 to 2 per card. Other
 // ties keep the first found: x largest, then y.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
