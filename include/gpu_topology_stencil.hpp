@@ -188,10 +188,11 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     t.layer_condition_y = double(between_y) <= layer_room;
     t.layer_condition_z = double(between_z) <= layer_room;
     t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
-    const double l2 = double(m.l2_bytes);
-    const double dram_bytes = double(2 * cells * s) +
-                              detail::reloaded_share(double(between_y), layer_room, l2) * double(2 * r * tx * tz * s) +
-                              detail::reloaded_share(double(between_z), layer_room, l2) * double(2 * r * tx * ty * s);
+    const double l2_size = double(m.l2_bytes);  // not `l2`: that is the header's L2 fact
+    const double dram_bytes =
+        double(2 * cells * s) +
+        detail::reloaded_share(double(between_y), layer_room, l2_size) * double(2 * r * tx * tz * s) +
+        detail::reloaded_share(double(between_z), layer_room, l2_size) * double(2 * r * tx * ty * s);
     t.l2_bytes_per_update = (l2_loaded + double(stored)) / double(cells);
     t.dram_bytes_per_update = dram_bytes / double(cells);
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
