@@ -96,7 +96,7 @@ struct stencil_traffic {
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (110 searches over 64 grids: tests/data/stencil_searches.csv,
+// an H100 and an H200 (158 searches over 88 grids: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
