@@ -150,7 +150,7 @@ struct Launch {
     int launch_carveout = -2;  // >= 0: cudaLaunchAttributePreferredSharedMemoryCarveout on this launch
 };
 
-// Median over kLaunchesPerFootprint launches: one launch now and then runs slow (up to 40 % on an all-hit
+// Median over kLaunchesPerFootprint launches: one launch now and then runs slow (a third slower on an all-hit
 // ring of the H200, bench/l1_miss_sources.cu), and one slow launch sent the bisection below the
 // split's end (46 or 50 KiB at the 75 % split, where 5 launches a footprint read 53 in every setting).
 constexpr int kLaunchesPerFootprint = 5;
