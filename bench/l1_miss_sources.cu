@@ -17,7 +17,9 @@
 //   probe       two clock reads, the shared dependency store, the st.global.cg sample (probe kernel)
 //   plain       two clock reads, the volatile global dependency store, the st.global.cg sample
 // Kernel kinds: none (no shared memory) and static (16 B of static shared memory, like the
-// probe's). Launches: carveout 0 % with 32 threads, 75 % with 1024 threads (launch attribute).
+// probe's; only the `probe` mode uses the array, so in the other modes the compiler drops it and
+// the "static" kernels have none, as run 44's table shows). Launches: carveout 0 % with 32
+// threads, 75 % with 1024 threads (launch attribute).
 // The table: mean cycles per load of each window, median of 3 launches, footprints around the
 // split's end, and the all-hit 8 KiB ring's for reference.
 // Part 2 (setting): the bare chase with its carveout given once per function (a fresh instance,
