@@ -8,8 +8,8 @@ then checks: that test, on the header itself, is the authority; this is a mirror
 Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints chosen / best
 (confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
 below 0.95; then the same with each search's worst pick when one measured bandwidth moves by 3 %
-(a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare and
-kStencilLayerRampOfL2 around their values (the plateaus they were chosen on).
+(a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare,
+kStencilLayerRampOfL2 and kStencilIdleThreadShare around their values (the plateaus they were chosen on).
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
@@ -18,7 +18,7 @@ from collections import defaultdict
 
 # The header's parameters (kStencil*).
 HEADER = dict(l2_bytes_per_run=192, dram_bytes_per_run=64, layer_share=0.9, layer_ramp=0.2, norm=4,
-              z_halo_row_share=0.75)
+              z_halo_row_share=0.75, idle_thread_share=0.3)
 # Measured facts move by a few % from run to run: the robust worst case takes each search's worst
 # pick over these changes to one bandwidth.
 PERTURBATIONS = [{}] + [{k: v} for k in ("l1bw", "l2bw", "drambw") for v in (0.97, 1.03)]
@@ -65,7 +65,8 @@ def seconds_per_update(b, g, m, P):
     dr = dram / cells * (1 + P["dram_bytes_per_run"] / core_row) / m["drambw"]
     tail = row_x * row_y * row_z / (g[0] * g[1] * g[2])
     n = P["norm"]
-    return tail * (l1 ** n + l2 ** n + dr ** n) ** (1 / n), per_sm * loaded <= m["l1"]
+    idle = 1 + P["idle_thread_share"] * (tail - 1)
+    return idle * (l1 ** n + l2 ** n + dr ** n) ** (1 / n), per_sm * loaded <= m["l1"]
 
 
 def choose(g, m, P):
@@ -140,7 +141,8 @@ def main(argv):
     if "--sweep" in argv:
         fitted = [s for s in recorded if s["set"] == "fit"]
         for name, values in (("z_halo_row_share", (0.5, 0.625, 0.75, 0.875, 1.0)),
-                             ("layer_ramp", (0.1, 0.15, 0.2, 0.25, 0.3))):
+                             ("layer_ramp", (0.1, 0.15, 0.2, 0.25, 0.3)),
+                             ("idle_thread_share", (0, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0))):
             for value in values:
                 r = [v for vs in evaluate(fitted, machines, dict(HEADER, **{name: value}), PERTURBATIONS).values()
                      for v in vs]

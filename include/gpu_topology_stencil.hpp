@@ -89,14 +89,15 @@ struct stencil_traffic {
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded as a layer condition fails
     double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
-    double seconds_per_update;     // the levels' times at their measured bandwidths, combined (below)
+    double seconds_per_update;     // the levels' times at their measured bandwidths, combined, and the
+                                   // idle threads of partial tiles at their share (kStencilIdleThreadShare)
     bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
     bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (158 searches over 88 grids: tests/data/stencil_searches.csv,
+// an H100 and an H200 (182 searches over 100 grids: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
@@ -119,6 +120,14 @@ inline constexpr double kStencilLayerShareOfL2 = 0.9;
 //    on an H100, run 51); on the recorded searches, with every bandwidth moved by 3 %, ramps of
 //    0.15 to 0.25 keep every pick at 0.938 or better (bench/stencil_fit.py).
 inline constexpr double kStencilLayerRampOfL2 = 0.2;
+//  - Threads of a partial tile at the grid's edge that have no point return at once and move no
+//    bytes, yet their block holds its place on the SM until its last warp ends: an idle thread
+//    costs this share of a working one's time. Charged in full (1), the model preferred tiles that
+//    cover a grid's edge tightly over tiles that move fewer bytes, and missed 0.95 of the best on
+//    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
+//    Over all 182 recorded searches, with each bandwidth moved by 3 %, shares of 0.3 and 0.4 leave
+//    5 below 0.95 (worst 0.938), 1 leaves 8 (0.926) and 0, bytes only, 36 (0.844).
+inline constexpr double kStencilIdleThreadShare = 0.3;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).
 inline constexpr int kStencilLevelOverlapNorm = 4;
@@ -213,7 +222,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
                               (rates ? double(m.l2_bandwidth) : 1.0);
     const double dram_seconds = t.dram_bytes_per_update * (1 + kStencilDramBytesPerRun / run) /
                                 (rates ? double(m.dram_bandwidth) : 1.0);
-    t.seconds_per_update = t.tail_factor * detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
+    const double idle_threads_per_update = t.tail_factor - 1;
+    t.seconds_per_update = (1 + kStencilIdleThreadShare * idle_threads_per_update) *
+                           detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
     return t;
 }
 
@@ -222,8 +233,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 // star_stencil_traffic, among blocks whose x extent gives each warp one
 // contiguous row of whole L1 lines (fewest lines per load instruction) and
 // whose tiles fit L1 (each rule is dropped when no block meets it). A tile may
-// be larger than the grid: its idle threads are in the time (tail_factor), and
-// a 64-wide tile over 50 points idles no more lanes than two 32-wide ones.
+// be larger than the grid: its idle threads are in the time (tail_factor, at
+// kStencilIdleThreadShare), and a 64-wide tile over 50 points idles no more
+// lanes than two 32-wide ones.
 // Blocks of one tile that fold along y and along z have the same time (the
 // model moves the same bytes for both); between them the chooser folds along y
 // when an xy plane of the grid, with its halo, fits L1, and along z otherwise.
