@@ -177,14 +177,15 @@ std::string key_of(const gt::stencil_block& b) {
 
 // The chosen shape against the fastest measured one; where the search confirmed
 // its fastest shapes and the chosen one (timed again in turn), against those.
-// Fitted grids (and grids seen before the model's last change): at least 0.90
-// and 0.98 on average. Grids drawn after it (runs 52 and 53, seed 20261129,
-// twelve per card): 0.926 at worst (207x90x448 on the H100; 0.934 on the H200),
-// one grid per card below 0.95.
+// Fitted grids (and grids seen before the model's last change): 0.938 at worst,
+// 0.98 on average. Grids drawn after it (runs 54-57, seeds 20261130 and 20261131,
+// 24 per card): 0.960 at worst on the H100, 0.949 on the H200 (65x632x824, where
+// a 16-wide tile, which the chooser never picks, ran fastest); the bars below leave
+// room for a search's noise (confirming moved single grids by up to 0.03).
 TEST(StencilChooser, RecordedSearches) {
     if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
     const auto searches = recorded_searches();
-    ASSERT_GE(searches.size(), 180u);
+    ASSERT_GE(searches.size(), 228u);
     for (const char* card : {"h100", "h200"})
         EXPECT_TRUE(std::any_of(searches.begin(), searches.end(),
                                 [&](const Search& s) { return s.card == card && s.set == "held_out"; }))
@@ -204,7 +205,7 @@ TEST(StencilChooser, RecordedSearches) {
         const auto confirmed = s.confirmed.find(key_of(chosen));
         const double ratio = confirmed == s.confirmed.end() ? one_pass : confirmed->second / best_of(s.confirmed);
         ratios[s.set + " " + s.card].push_back(ratio);
-        EXPECT_GE(ratio, s.set == "held_out" ? 0.91 : 0.90) << s.card << " " << s.run << " " << s.grid;
+        EXPECT_GE(ratio, s.set == "held_out" ? 0.93 : 0.92) << s.card << " " << s.run << " " << s.grid;
         std::printf("%-8s %s %-14s chosen/best %.3f (one pass %.3f)\n", s.set.c_str(), s.card.c_str(), s.grid.c_str(),
                     ratio, one_pass);
     }
