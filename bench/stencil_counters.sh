@@ -2,15 +2,16 @@
 # Hardware counters of examples/stencil3d for every block shape (issue 10: why do wide, shallow
 # tiles beat the model's pick on the H100?). Builds the example against the stored profile of this
 # card's model (no probe needed), then runs its search under Nsight Compute, one row per star25
-# launch: time, L2 sectors read and written by L1, L1 sectors and hits, DRAM bytes, occupancy.
-# Packs its files into $OUT/counters.tgz.
+# launch: time, L2 sectors read and written by L1, L1 sectors and hits, DRAM bytes, occupancy; then
+# one row per grid and shape (bench/stencil_counters_table.py, table.csv). Packs its files into $OUT/counters.tgz.
 #   bench/stencil_counters.sh <stored profile, e.g. nvidia-h100> [grid NX NY NZ]...
 set -o pipefail
 PROFILE=${1:?usage: bench/stencil_counters.sh <stored profile> [NX NY NZ]...}
 shift
-GRIDS=""
-while [ $# -ge 3 ]; do GRIDS="$GRIDS --grid $1 $2 $3"; shift 3; done
-[ -n "$GRIDS" ] || GRIDS="--grid 512 512 512 --grid 384 384 384"
+SIZES=""
+while [ $# -ge 3 ]; do SIZES="$SIZES $1 $2 $3"; shift 3; done
+[ -n "$SIZES" ] || SIZES="512 512 512 384 384 384"
+GRIDS=$(echo $SIZES | xargs -n 3 printf -- '--grid %s %s %s ')
 RESULT=${OUT:-/tmp/stencil-counters}
 W=/tmp/counters
 rm -rf $W && mkdir -p $W/out "$RESULT"
@@ -40,4 +41,5 @@ start=$(date +%s)
   $W/build/stencil3d --search --repeats 1 --csv $W/out/search.csv $GRIDS > $W/out/counters.csv 2> $W/out/ncu.err
 echo "ncu rc=$? in $(( $(date +%s) - start )) s, $(grep -c star25 $W/out/counters.csv) kernel rows"
 tail -3 $W/out/ncu.err
-head -c 600 $W/out/counters.csv
+# One row per grid and shape: per-update traffic, hit rates and each level's share of its peak.
+python3 bench/stencil_counters_table.py $W/out/counters.csv $SIZES > $W/out/table.csv && head -3 $W/out/table.csv
