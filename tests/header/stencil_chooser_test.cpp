@@ -87,6 +87,18 @@ TEST(StencilChooser, PartialTilesCount) {
     EXPECT_DOUBLE_EQ(gt::star_stencil_traffic<double>({32, 8, 4}, g, kRadius, kFull).tail_factor, 1.0);
 }
 
+// Idle threads move no bytes but hold their block's place: the same tiles over
+// 160 and over 256 points in x move the same bytes per update, and the partial
+// ones take kStencilIdleThreadShare of a thread's time for each idle thread.
+TEST(StencilChooser, IdleThreadsCostTheirShare) {
+    const auto edge = gt::star_stencil_traffic<double>({128, 8, 1}, {160, 160, 1600}, kRadius, kFull);
+    const auto whole = gt::star_stencil_traffic<double>({128, 8, 1}, {256, 160, 1600}, kRadius, kFull);
+    EXPECT_DOUBLE_EQ(edge.l2_bytes_per_update, whole.l2_bytes_per_update);
+    EXPECT_DOUBLE_EQ(edge.dram_bytes_per_update, whole.dram_bytes_per_update);
+    EXPECT_NEAR(edge.seconds_per_update / whole.seconds_per_update,
+                1 + gt::kStencilIdleThreadShare * (256.0 / 160 - 1), 1e-12);
+}
+
 // A tile wider than the grid idles no more lanes than narrower tiles that cover
 // it: over 50 points, one 64-wide tile and two 32-wide ones both span 64. The
 // chooser weighs them by time, not by whether the tile fits inside the grid.
