@@ -30,6 +30,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,8 @@ struct Args {
     unsigned long long start;
     unsigned elements;
     unsigned warm_passes;
+    unsigned window;             // loads timed per window: part 1 the probe's (one pass, at most
+                                 // kWindow), part 2 whole passes, at least kWindow (the reference too)
     unsigned* samples;           // kWindow
     unsigned long long* out;     // [0] window 1 cycles, [1] window 2 cycles, [2] dependency, [3] sink
 };
@@ -64,7 +67,7 @@ template <int M>
 __device__ void walk(const Args& a, volatile unsigned* shared_dependency) {
     unsigned long long p = a.start;
     for (unsigned long long i = 0; i < 1ull * a.warm_passes * a.elements; ++i) p = load_ca(p);
-    const unsigned window = a.elements < kWindow ? a.elements : kWindow;
+    const unsigned window = a.window;
     volatile unsigned* global_dependency = reinterpret_cast<volatile unsigned*>(a.out + 2);
 
     const long long t0 = sm_clock();
@@ -127,17 +130,16 @@ const KernelFn kStatic[] = {kernel_static<bare>, kernel_static<stcg>, kernel_sta
 
 struct Ring {
     DeviceArray<unsigned long long> data;
-    std::size_t capacity;
+    std::size_t capacity;  // bytes
 };
 
-bool g_random_ring = false;  // part 2 also chases rings linked in a random order
-
 // A ring of bytes / 128 elements 128 B apart, in address order (or a random one); returns its start.
-unsigned long long link_ring(Ring& ring, std::size_t bytes) {
+unsigned long long link_ring(Ring& ring, std::size_t bytes, bool random) {
+    if (bytes > ring.capacity) throw std::invalid_argument("a ring larger than its buffer");
     const std::size_t n = bytes / 128;
     std::vector<unsigned> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    if (g_random_ring) std::shuffle(order.begin(), order.end(), std::mt19937(1234u + unsigned(n)));
+    if (random) std::shuffle(order.begin(), order.end(), std::mt19937(1234u + unsigned(n)));
     std::vector<unsigned long long> host(bytes / 8, 0);
     const auto base = reinterpret_cast<unsigned long long>(ring.data.get());
     for (std::size_t i = 0; i < n; ++i) host[order[i] * 16] = base + order[(i + 1) % n] * 128;
@@ -153,11 +155,20 @@ struct Timing {
     Windows median, worst;
 };
 
+// How a window is laid out: part 1 times the probe's window (the first kWindow loads of a pass, or
+// the pass); part 2 whole passes of at least kWindow loads, so that the fixed cost of closing a window
+// weighs alike on the 8 KiB reference ring (64 loads a pass) and on the rings it is compared with.
+enum class Window { probe, whole_passes };
+
 // `launch_carveout` >= 0: given per launch (cudaLaunchAttributePreferredSharedMemoryCarveout);
 // < 0: none given (the function's attribute, if set, applies).
 Timing time_windows(KernelFn fn, int launch_carveout, unsigned threads, unsigned warm, Ring& ring, std::size_t bytes,
-                    DeviceArray<unsigned>& samples, DeviceArray<unsigned long long>& out, int launches = 3) {
-    const Args args{link_ring(ring, bytes), static_cast<unsigned>(bytes / 128), warm, samples.get(), out.get()};
+                    DeviceArray<unsigned>& samples, DeviceArray<unsigned long long>& out, int launches = 3,
+                    Window layout = Window::probe, bool random = false) {
+    const auto elements = static_cast<unsigned>(bytes / 128);
+    const unsigned window = layout == Window::probe ? std::min(elements, kWindow)
+                                                    : (kWindow + elements - 1) / elements * elements;
+    const Args args{link_ring(ring, bytes, random), elements, warm, window, samples.get(), out.get()};
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(1);
     config.blockDim = dim3(threads);
@@ -174,7 +185,6 @@ Timing time_windows(KernelFn fn, int launch_carveout, unsigned threads, unsigned
         CHECK_LAUNCH();
         unsigned long long host[2];
         CHECK(cudaMemcpy(host, out.get(), sizeof host, cudaMemcpyDeviceToHost));
-        const double window = double(std::min<std::size_t>(bytes / 128, kWindow));
         first.push_back(double(host[0]) / window);
         second.push_back(double(host[1]) / window);
     }
@@ -247,11 +257,12 @@ int main(int argc, char** argv) {
             for (auto& row : cells) pivot.add(std::move(row));
         }
 
-    // Part 2: the bare chase (2 warm passes, window = the whole pass up to 1024 loads), carveout set
-    // per function on a fresh instance or per launch on one shared instance, rings in address and in
-    // random order, 5 launches a footprint (median and slowest); and each column's answer by the
-    // chase's rule (bench/user_kernels.cu: mean within 10 % of the 8 KiB ring's).
-    auto fresh = bare_instances(std::make_integer_sequence<int, 8>{});
+    // Part 2: the bare chase (2 warm passes, windows of whole passes, at least 1024 loads), carveout
+    // set per function on a fresh instance or per launch on one shared instance, rings in address and
+    // in random order, 5 launches a footprint (median and slowest); and each column's answer by the
+    // chase's rule (bench/user_kernels.cu: mean within 10 % of the 8 KiB ring's). Instances: one per
+    // split and order for the function attribute, and the shared one.
+    auto fresh = bare_instances(std::make_integer_sequence<int, 5>{});
     const KernelFn shared_instance = fresh.back();
     fresh.pop_back();
     Table& curves = section.table("carveout setting", {"setting", "order", "carveout", "threads", "footprint_kib",
@@ -267,7 +278,6 @@ int main(int argc, char** argv) {
         for (std::size_t k = from; k <= to; ++k) sizes.push_back(k);
         for (int random = 0; random < 2; ++random)
             for (int per_launch = 0; per_launch < 2; ++per_launch) {
-                g_random_ring = random;
                 KernelFn fn = shared_instance;
                 if (!per_launch) {
                     fn = fresh.back();
@@ -278,11 +288,13 @@ int main(int argc, char** argv) {
                 const std::string setting_name = per_launch ? "launch attribute" : "function attribute";
                 const std::string order = random ? "random" : "sequential";
                 progress("carveout %d, %s, %s", split.carveout, setting_name.c_str(), order.c_str());
-                const double hit =
-                    time_windows(fn, launch_carveout, split.threads, 2, ring, 8 * KiB, samples, out, 5).median.first;
+                const double hit = time_windows(fn, launch_carveout, split.threads, 2, ring, 8 * KiB, samples, out, 5,
+                                                Window::whole_passes, random)
+                                       .median.first;
                 std::size_t last_fitting = 0, first_missing = 0;
                 for (std::size_t k : sizes) {
-                    const auto t = time_windows(fn, launch_carveout, split.threads, 2, ring, k * KiB, samples, out, 5);
+                    const auto t = time_windows(fn, launch_carveout, split.threads, 2, ring, k * KiB, samples, out, 5,
+                                                Window::whole_passes, random);
                     curves.add({setting_name, order, std::to_string(split.carveout), std::to_string(split.threads),
                                 std::to_string(k), fixed(t.median.first, 2), fixed(t.worst.first, 2)});
                     if (t.median.first <= 1.10 * hit) {

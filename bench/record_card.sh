@@ -92,14 +92,18 @@ phase_stencil() {
     && cmake --build "$W/stencil" -j "$jobs" >> "$W/stencil-build.log" 2>&1 || { tail -20 "$W/stencil-build.log"; return 1; }
   echo "stencil3d built against the recorded profile in $(elapsed "$t") s"
   # Held out: drawn by bench/stencil_grids.py after the model was last changed (a new seed each time).
-  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261130}") || return 1
-  echo "stencil grids (seed ${STENCIL_SEED:-20261130}): $grids"
+  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261133}") || return 1
+  echo "stencil grids (seed ${STENCIL_SEED:-20261133}): $grids"
   mkdir -p "$W/st"
   "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"
-  # Per grid: its name, the one-pass chosen/best, the confirmed one (stencil3d's last line of each).
-  grep -E "^grid|^  best|^  confirmed" "$W/st/search.log" | paste - - - \
-    | awk -F'\t' '{split($1, g, " "); n = split($2, a, " "); m = split($3, b, " "); print g[2], "one pass", a[n], "confirmed", b[m]}'
+  # Per grid: its name, the one-pass chosen/best, the confirmed one (the last field of stencil3d's
+  # "best" and "confirmed" lines); a grid that lacks one says so rather than borrowing the next's.
+  awk 'function flush() { if (grid != "") print grid, "one pass", (pass == "" ? "missing" : pass), "confirmed", (conf == "" ? "missing" : conf) }
+       /^grid / { flush(); grid = $2; pass = ""; conf = "" }
+       /^  best / { pass = $NF }
+       /^  confirmed / { conf = $NF }
+       END { flush() }' "$W/st/search.log"
   tar czf "$RESULT/$CARD-stencil.tgz" -C "$W" st
 }
 

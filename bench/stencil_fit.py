@@ -13,12 +13,29 @@ kStencilLayerRampOfL2 and kStencilIdleThreadShare around their values (the plate
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
+import re
 import sys
 from collections import defaultdict
 
-# The header's parameters (kStencil*).
-HEADER = dict(l2_bytes_per_run=192, dram_bytes_per_run=64, layer_share=0.9, layer_ramp=0.2, norm=4,
-              z_halo_row_share=0.75, idle_thread_share=0.3)
+# The header's parameters, read from it (kStencil* in include/gpu_topology_stencil.hpp), so that
+# this mirror cannot drift from the model it mirrors.
+PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
+                  kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
+                  kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
+                  kStencilIdleThreadShare="idle_thread_share")
+
+
+def header_parameters(path="include/gpu_topology_stencil.hpp"):
+    found = dict(re.findall(r"inline constexpr (?:double|int) (kStencil\w+) = ([0-9.]+);", open(path).read()))
+    missing = set(PARAMETERS) - set(found)
+    unknown = set(found) - set(PARAMETERS)
+    if missing or unknown:
+        sys.exit(f"{path}: the model's parameters changed (missing {sorted(missing)}, new {sorted(unknown)}): "
+                 "update bench/stencil_fit.py with it")
+    return {PARAMETERS[name]: float(value) for name, value in found.items()}
+
+
+HEADER = header_parameters()
 # Measured facts move by a few % from run to run: the robust worst case takes each search's worst
 # pick over these changes to one bandwidth.
 PERTURBATIONS = [{}] + [{k: v} for k in ("l1bw", "l2bw", "drambw") for v in (0.97, 1.03)]
@@ -38,8 +55,8 @@ def up(n, unit):
     return n if unit == 0 else (n + unit - 1) // unit * unit
 
 
-def seconds_per_update(b, g, m, P):
-    """star_stencil_traffic(...).seconds_per_update, and whether the tile fits L1."""
+def time_and_fit(b, g, m, P):
+    """star_stencil_traffic(...): seconds_per_update, and tile_fits_l1."""
     x, y, z, fy, fz = b
     r, s = RADIUS, VALUE_BYTES
     tx, ty, tz = x, y * fy, z * fz
@@ -81,7 +98,7 @@ def choose(g, m, P):
             z = THREADS // (x * y)
             if x * y * z == THREADS and z <= 64:
                 for fy, fz in ((1, 1), (2, 1), (1, 2)):
-                    t, fits = seconds_per_update((x, y, z, fy, fz), g, m, P)
+                    t, fits = time_and_fit((x, y, z, fy, fz), g, m, P)
                     rank = 2 * (x >= WARP and x * VALUE_BYTES >= m["line"]) + fits
                     tile = (x, y * fy, z * fz)
                     tie_won = best is not None and t == best[2] and tile == best[3] and (fy > 1 if plane_fits_l1 else fz > 1)
@@ -103,7 +120,10 @@ def searches(path="tests/data/stencil_searches.csv"):
             continue
         rates = {s: float(v) for s, v in zip(shapes, c[4:]) if v}
         if c[0] == "confirmed":
-            out[-1]["confirmed"] = rates
+            last = out[-1] if out else None
+            if not last or (last["card"], last["run"], "x".join(map(str, last["grid"]))) != tuple(c[1:4]):
+                sys.exit(f"{path}: a confirmed line for {','.join(c[1:4])} does not follow its search")
+            last["confirmed"] = rates
             continue
         out.append(dict(card=c[0], run=c[1], set=c[2], grid=tuple(map(int, c[3].split("x"))), rates=rates, confirmed={}))
     return out

@@ -41,6 +41,9 @@ def main(argv):
     for path in files:
         card = "h100" if "h100" in path else "h200" if "h200" in path else path
         for grid, g in load(path, card).items():
+            if g["chosen"] not in g["rates"]:  # stencil3d leaves out a shape whose result was wrong
+                print(f"{path}: {grid}: the chosen shape has no rate (wrong result?), left out", file=sys.stderr)
+                continue
             one_pass = g["rates"][g["chosen"]] / max(g["rates"].values())
             rates = g["confirmed"] if g["chosen"] in g["confirmed"] else g["rates"]
             best_shape = max(rates, key=rates.get)

@@ -24,12 +24,18 @@ def main(argv):
     if len(argv) != 4 or argv[2] not in ("fit", "held_out"):
         sys.exit(__doc__)
     card, run, kind, search = argv
-    shapes = None
+    if card not in ("h100", "h200"):  # the test replays each card on its stored profile
+        sys.exit(f"card {card!r}: h100 or h200 (the stored profiles StencilChooser.RecordedSearches replays)")
+    shapes, recorded = None, set()
     for line in open(data):
         if line.startswith("shapes,"):
             shapes = line.rstrip("\n").split(",")[4:]
+        elif not line.startswith(("#", "confirmed,")) and line.strip():
+            recorded.add(tuple(line.split(",")[:2]))
     if not shapes:
         sys.exit(f"{data}: no shapes line")
+    if (card, run) in recorded:
+        sys.exit(f"{data}: {card} {run} is recorded already")
     grids = OrderedDict()
     for r in csv.DictReader(open(search)):
         key = "_".join(r[k] for k in ("x", "y", "z", "fold_y", "fold_z"))

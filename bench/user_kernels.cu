@@ -10,7 +10,8 @@
 //            kernel, carveout and block size: the largest footprint whose cycles per load (median
 //            of 5 launches) stay within 10 % of an all-hit ring (bisection to 1 KiB), at every
 //            carveout the probe's table has (docs/l1-effective-capacity.md). Kinds: no shared memory, 4 B of
-//            static shared memory (like the probe's chase kernel), and S bytes of dynamic shared
+//            static shared memory (one word, as the probe's chase kernel declares; the runtime
+//            reports that kernel's as 16 B, the size its L1 rows name), and S bytes of dynamic shared
 //            memory per block (S = 0, 8, 32, 96 KiB). Every (kind, carveout, S) has a kernel
 //            instance of its own whose attributes are set once, before its first launch.
 //            --explore adds: 256 B static, 256 B dynamic, one instance whose carveout changes per

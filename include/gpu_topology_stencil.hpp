@@ -91,8 +91,9 @@ struct stencil_traffic {
     double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
     double seconds_per_update;     // the levels' times at their measured bandwidths, combined, and the
                                    // idle threads of partial tiles at their share (kStencilIdleThreadShare)
-    bool layer_condition_y;        // the y-neighbour tile's rows are still in L2 when it needs them
-    bool layer_condition_z;        // the z-neighbour tile's layers are still in L2 when it needs them
+    bool layer_condition_y;        // what lies between a tile and its y neighbour's reuse fits the share of
+                                   // L2 that keeps it whole (kStencilLayerShareOfL2; past it the reloads ramp)
+    bool layer_condition_z;        // the same for the z neighbour's layers
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
 };
 
@@ -109,8 +110,9 @@ inline constexpr double kStencilDramBytesPerRun = 64;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
-//    swapped) in nearly every search on both cards, where the bytes it moves are the same; shares
-//    from 0.625 to 0.75 do best on the fitted searches (bench/stencil_fit.py --sweep).
+//    swapped) in nearly every search on both cards, where the bytes it moves are the same. On the
+//    182 fitted searches, one bandwidth at a time moved by 3 % (bench/stencil_fit.py --sweep),
+//    shares of 0.75 and 0.875 leave 5 picks below 0.95 of the best (worst 0.938), 0.625 6, 1 15.
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;
@@ -118,16 +120,16 @@ inline constexpr double kStencilLayerShareOfL2 = 0.9;
 //    grows with what lies in between over the next this much of L2 (a partial layer condition).
 //    With a hard edge a tile near it was priced a whole halo apart from its neighbours, and a 3 %
 //    change in a measured bandwidth flipped the pick from 0.955 to 0.828 of the best (967x328x116
-//    on an H100, run 51); on the recorded searches, with every bandwidth moved by 3 %, ramps of
-//    0.15 to 0.25 keep every pick at 0.938 or better (bench/stencil_fit.py).
+//    on an H100, run 51); on the 182 fitted searches, one bandwidth at a time moved by 3 %, every
+//    ramp from 0.1 to 0.3 keeps every pick at 0.938 or better (bench/stencil_fit.py --sweep).
 inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //  - Threads of a partial tile at the grid's edge that have no point return at once and move no
 //    bytes, yet their block holds its place on the SM until its last warp ends: an idle thread
 //    costs this share of a working one's time. Charged in full (1), the model preferred tiles that
 //    cover a grid's edge tightly over tiles that move fewer bytes, and missed 0.95 of the best on
 //    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
-//    Over all 182 recorded searches, with each bandwidth moved by 3 %, shares of 0.3 and 0.4 leave
-//    5 below 0.95 (worst 0.938), 1 leaves 8 (0.926) and 0, bytes only, 36 (0.844).
+//    On the 182 fitted searches, one bandwidth at a time moved by 3 %, shares of 0.3 and 0.4 leave
+//    5 picks below 0.95 (worst 0.938), 1 leaves 8 (0.926) and 0, bytes only, 36 (0.844).
 inline constexpr double kStencilIdleThreadShare = 0.3;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).

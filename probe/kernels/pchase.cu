@@ -110,8 +110,14 @@ struct ProgramArgs {
 // allocated its lines in L1 on the H200, and the 4 KiB of 1024 samples pushed
 // the chased ring out of L1 about 4 KiB before a chase without stores
 // (bench/l1_miss_sources.cu, docs/measurements/2026-11-23-runs44-49.md).
+// The eviction-priority qualifier needs sm_70 (and PTX ISA 7.4); older GPUs
+// keep the .cg store, the closest they have.
 __device__ __forceinline__ void store_sample(unsigned* address, unsigned value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     asm volatile("st.global.L1::no_allocate.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+#else
+    __stcg(address, value);
+#endif
 }
 
 // Fine-grained pointer chase (Mei & Chu): each load is bracketed by two clock

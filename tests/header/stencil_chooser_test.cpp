@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -85,6 +86,18 @@ TEST(StencilChooser, PartialTilesCount) {
     const gt::grid_extent g{160, 160, 1600};
     EXPECT_DOUBLE_EQ(gt::star_stencil_traffic<double>({128, 8, 1}, g, kRadius, kFull).tail_factor, 256.0 / 160);
     EXPECT_DOUBLE_EQ(gt::star_stencil_traffic<double>({32, 8, 4}, g, kRadius, kFull).tail_factor, 1.0);
+}
+
+// The chooser's fold-axis rule (fold along y when an xy plane fits L1) breaks
+// ties between one tile folded along y and along z: the model must give the two
+// exactly the same time. If it ever tells them apart, the rule needs a new look.
+TEST(StencilChooser, FoldAxesTie) {
+    for (const auto& g : {kCube256, kWide, gt::grid_extent{207, 90, 448}, gt::grid_extent{41, 862, 1020}})
+        for (const auto& [x, y, z] : {std::array<std::uint32_t, 3>{32, 8, 4}, {64, 4, 4}, {128, 2, 4}, {32, 16, 2}}) {
+            const auto along_y = gt::star_stencil_traffic<double>({x, y / 2, z * 2, 2, 1}, g, kRadius, kFull);
+            const auto along_z = gt::star_stencil_traffic<double>({x, y, z, 1, 2}, g, kRadius, kFull);
+            EXPECT_EQ(along_y.seconds_per_update, along_z.seconds_per_update) << x << "x" << y << "x" << 2 * z;
+        }
 }
 
 // Idle threads move no bytes but hold their block's place: the same tiles over
