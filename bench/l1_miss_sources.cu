@@ -24,7 +24,9 @@
 // split's end, and the all-hit 8 KiB ring's for reference.
 // Part 2 (setting): the bare chase with its carveout given once per function (a fresh instance,
 // as bench/user_kernels.cu does) or per launch (one instance, as the probe does), rings in address
-// and in random order, 1 KiB steps, 5 launches each; and where the chase's rule ends.
+// and in random order, 1 KiB steps, 5 launches each, every window whole passes of at least 1024
+// loads (the 8 KiB reference ring's too: run 45 timed its one 64-load pass, which inflated it by 8 %;
+// run 61 repeated it so); and where the chase's rule ends.
 #include "explore_common.cuh"
 
 #include <cstring>
