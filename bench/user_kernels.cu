@@ -2,7 +2,7 @@
 // side by side in one run (issue 18). Standalone, not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 bench/user_kernels.cu -o /tmp/user_kernels
-//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential] [--ring-offset-mib N]
+//   /tmp/user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb,l2] [--ring random|sequential] [--ring-offset-mib N]
 //
 // l1         The L1 a one-thread chase gets (random ring, 128 B apart, ld.global.ca; --ring
 //            sequential: each line points to the next, as the probe's rings and most tiles walk;
@@ -22,6 +22,11 @@
 //            block. Rate = bytes of P passes / (time of 2P passes - time of P passes): launch
 //            overhead and the first (missing) pass cancel. Also bytes per cycle per SM, at the SM
 //            clock read in the kernel.
+// l2         (not in the default sections) L2 as a streaming kernel gets it: every thread of 2
+//            blocks of 1024 per SM walks an L2-resident buffer grid-stride with 16-byte ld.global.cg
+//            (L1 bypassed), reading only, or reading one buffer and writing another (st.global.cg),
+//            the traffic of a stencil that reads and writes through L2. Differential timing as in
+//            bandwidth; the rate counts the bytes read and written.
 // tlb        Mei & Chu's stride-and-count chase (ld.global.cg, every line an L2 hit once warm): a
 //            ring of N elements S bytes apart; the median latency of its first 4 elements against
 //            a ring of those 4 alone, per position. S = 2 .. 64 MiB, N = 4 .. 160, three times.
@@ -421,6 +426,73 @@ void bandwidth_section(const std::string& out_dir, int sms) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// l2: streaming reads, and reads with writes, through L2
+// ------------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ uint4 load_cg_v4(const uint4* p) {
+    uint4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void store_cg_v4(uint4* p, const uint4& v) {
+    asm volatile("st.global.cg.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+// Every thread walks `pieces` 16-byte pieces grid-stride, 4 loads in flight, `passes` times; `pieces`
+// is a multiple of 4 grid strides. Write: each piece read from `in` is stored to `out`.
+template <bool Write>
+__global__ void l2_stream(const uint4* in, uint4* out, std::size_t pieces, unsigned passes, unsigned long long* clocks) {
+    stamp(clocks, 0);
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    unsigned acc = 0;
+    for (unsigned pass = 0; pass < passes; ++pass)
+        for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < pieces; i += 4 * stride) {
+            uint4 v[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) v[u] = load_cg_v4(in + i + u * stride);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                if constexpr (Write) store_cg_v4(out + i + u * stride, v[u]);
+                else acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+            }
+        }
+    stamp(clocks, 1);
+    if (acc == 0x5a5a5a5au) clocks[4] = acc;
+}
+
+void l2_section(const std::string& out_dir, int sms, std::size_t l2_bytes) {
+    Section section("l2");
+    auto clocks = device_alloc<unsigned long long>(8);
+    auto& table = section.table("L2-resident streams, 16-byte .cg loads (and stores), differential timing",
+                                {"traffic", "footprint_mib", "tb_per_s", "clock_mhz", "bytes_per_cycle_per_sm"});
+    constexpr unsigned threads = 1024, per_sm = 2;
+    const unsigned blocks = unsigned(sms) * per_sm;
+    const std::size_t chunk = 4 * std::size_t(blocks) * threads;  // pieces of one unrolled grid stride
+    // Footprints (read + written) of about a third and two thirds of L2: resident, both partitions.
+    for (const bool write : {false, true})
+        for (const double share : {1.0 / 3, 2.0 / 3}) {
+            const std::size_t footprint = static_cast<std::size_t>(share * double(l2_bytes));
+            const std::size_t pieces = std::max<std::size_t>(1, footprint / (write ? 2 : 1) / 16 / chunk) * chunk;
+            auto in = device_alloc<uint4>(pieces);
+            auto out = device_alloc<uint4>(write ? pieces : 1);
+            CHECK(cudaMemset(in.get(), 1, pieces * 16));
+            const double per_pass = double(pieces) * 16 * (write ? 2 : 1);
+            const unsigned passes = static_cast<unsigned>(std::max(1.0, 8.0 * (1 << 30) / per_pass));
+            progress("l2: %s, %.0f MiB", write ? "read+write" : "read", per_pass / (1 << 20));
+            const auto launch = [&](unsigned p) {
+                if (write) l2_stream<true><<<blocks, threads>>>(in.get(), out.get(), pieces, p, clocks.get());
+                else l2_stream<false><<<blocks, threads>>>(in.get(), out.get(), pieces, p, clocks.get());
+                CHECK(cudaGetLastError());
+            };
+            const Rate r = differential_rate(launch, per_pass, passes, clocks.get());
+            table.add({write ? "read+write" : "read", fixed(per_pass / (1 << 20), 1), fixed(r.bytes_per_s / 1e12, 2),
+                       fixed(r.clock_hz / 1e6, 0), fixed(r.bytes_per_s / sms / r.clock_hz, 1)});
+        }
+    emit_section(section, out_dir);
+}
+
+// ------------------------------------------------------------------------------------------------
 // tlb: stride-and-count
 // ------------------------------------------------------------------------------------------------
 
@@ -495,7 +567,7 @@ void tlb_section(const std::string& out_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out_dir, sections = "l1,bandwidth,tlb";
+    std::string out_dir, sections = "l1,bandwidth,tlb";  // l2 on request
     bool explore = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -507,7 +579,7 @@ int main(int argc, char** argv) {
         else if (a == "--ring" && i + 1 < argc && (argv[i + 1] == std::string("random") || argv[i + 1] == std::string("sequential")))
             g_sequential_ring = argv[++i] == std::string("sequential");
         else {
-            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb] [--ring random|sequential] [--ring-offset-mib N]\n");
+            std::fprintf(stderr, "usage: user_kernels [--out DIR] [--explore] [--sections l1,bandwidth,tlb,l2] [--ring random|sequential] [--ring-offset-mib N]\n");
             return 2;
         }
     }
@@ -525,6 +597,7 @@ int main(int argc, char** argv) {
     if (sections.find("l1") != std::string::npos) l1_section(out_dir, explore);
     if (sections.find("bandwidth") != std::string::npos) bandwidth_section(out_dir, prop.multiProcessorCount);
     if (sections.find("tlb") != std::string::npos) tlb_section(out_dir);
+    if (sections.find("l2") != std::string::npos) l2_section(out_dir, prop.multiProcessorCount, std::size_t(prop.l2CacheSize));
     progress("done");
     return 0;
 }
