@@ -100,7 +100,8 @@ struct stencil_traffic {
 // The model's parameters, fitted on recorded searches of every block shape on
 // an H100 and an H200 (182 searches over 100 grids: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on
-// (36 per card drawn after the last change: 0.937 of the best at worst, 70 of 72 at 0.95 or more).
+// (48 per card drawn after the last change: 92 of 96 at 0.95 of the best or more; the four misses,
+// 0.873-0.949, on grids under 80 points wide, where 16-wide tiles won and the chooser takes none).
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
