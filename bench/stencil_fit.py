@@ -9,7 +9,8 @@ Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints
 (confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
 below 0.95; then the same with each search's worst pick when one measured bandwidth moves by 3 %
 (a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare,
-kStencilLayerRampOfL2 and kStencilIdleThreadShare around their values (the plateaus they were chosen on).
+kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerNarrowRun around their values (the
+plateaus they were chosen on).
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
@@ -19,7 +20,8 @@ from collections import defaultdict
 
 # The header's parameters, read from it (kStencil* in include/gpu_topology_stencil.hpp), so that
 # this mirror cannot drift from the model it mirrors.
-PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
+PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilL2BytesPerNarrowRun="l2_bytes_per_narrow_run",
+                  kStencilDramBytesPerRun="dram_bytes_per_run",
                   kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
                   kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
                   kStencilIdleThreadShare="idle_thread_share")
@@ -76,9 +78,12 @@ def time_and_fit(b, g, m, P):
     fold = max(fy, fz)
     loads = 6 * r + 1 if fold <= 1 else (4 * r * fold + fold + 2 * r) / fold
     lanes = min(tx, WARP)
-    lines = (WARP // lanes) * (lanes * s + m["line"] - s) / m["line"]
+    touched = lambda row_lanes, unit: (WARP // row_lanes) * (row_lanes * s + unit - s) / unit
+    lines = touched(lanes, m["line"]) if lanes == WARP else \
+        touched(WARP, m["line"]) * touched(lanes, m["sector"]) / touched(WARP, m["sector"])
     l1 = (loads + 1) * lines * m["line"] / WARP / m["l1bw"]
-    l2 = (l2_loaded + cells * s) / cells * (1 + P["l2_bytes_per_run"] / core_row) / m["l2bw"]
+    run_bytes = P["l2_bytes_per_narrow_run"] if tx < WARP else P["l2_bytes_per_run"]
+    l2 = (l2_loaded + cells * s) / cells * (1 + run_bytes / core_row) / m["l2bw"]
     dr = dram / cells * (1 + P["dram_bytes_per_run"] / core_row) / m["drambw"]
     tail = row_x * row_y * row_z / (g[0] * g[1] * g[2])
     n = P["norm"]
@@ -87,7 +92,7 @@ def time_and_fit(b, g, m, P):
 
 
 def choose(g, m, P):
-    """choose_star_stencil_block: rows of whole lines first, then tiles that fit L1, then time; of
+    """choose_star_stencil_block: rows of whole lines (16 doubles or more) first, then tiles that fit L1, then time; of
     one tile and time, the fold along y when an xy plane fits L1, else along z."""
     plane_fits_l1 = (g[0] + 2 * RADIUS) * (g[1] + 2 * RADIUS) * VALUE_BYTES <= m["l1"]
     best = None
@@ -99,7 +104,7 @@ def choose(g, m, P):
             if x * y * z == THREADS and z <= 64:
                 for fy, fz in ((1, 1), (2, 1), (1, 2)):
                     t, fits = time_and_fit((x, y, z, fy, fz), g, m, P)
-                    rank = 2 * (x >= WARP and x * VALUE_BYTES >= m["line"]) + fits
+                    rank = 2 * (x * VALUE_BYTES >= m["line"]) + fits
                     tile = (x, y * fy, z * fz)
                     tie_won = best is not None and t == best[2] and tile == best[3] and (fy > 1 if plane_fits_l1 else fz > 1)
                     if best is None or rank > best[1] or (rank == best[1] and (t < best[2] or tie_won)):
@@ -162,7 +167,8 @@ def main(argv):
         fitted = [s for s in recorded if s["set"] == "fit"]
         for name, values in (("z_halo_row_share", (0.5, 0.625, 0.75, 0.875, 1.0)),
                              ("layer_ramp", (0.1, 0.15, 0.2, 0.25, 0.3)),
-                             ("idle_thread_share", (0, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0))):
+                             ("idle_thread_share", (0, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0)),
+                             ("l2_bytes_per_narrow_run", (64, 96, 128, 160, 192))):
             for value in values:
                 r = [v for vs in evaluate(fitted, machines, dict(HEADER, **{name: value}), PERTURBATIONS).values()
                      for v in vs]

@@ -100,14 +100,21 @@ struct stencil_traffic {
 // The model's parameters, fitted on recorded searches of every block shape on
 // an H100 and an H200 (182 searches over 100 grids: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on
-// (48 per card drawn after the last change: 92 of 96 at 0.95 of the best or more; the four misses,
-// 0.873-0.949, on grids under 80 points wide, where 16-wide tiles won and the chooser takes none).
+// (before 16-wide tiles were priced: 48 per card, 92 of 96 at 0.95 of the best or more; the four
+// misses, 0.873-0.949, on grids under 80 points wide, where 16-wide tiles won and the chooser took none).
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
 //    tiles move few bytes per run.
 inline constexpr double kStencilL2BytesPerRun = 192;
 inline constexpr double kStencilDramBytesPerRun = 64;
+//  - A tile narrower than a warp (16 doubles: each warp spans two rows) costs L2 this much per run
+//    instead. Fitted on the 21 recorded searches per card of grids under 80 points wide, where
+//    such tiles can win: at 192 they never do, and 0.873 of the best was the worst pick there
+//    (42x256x1460 on an H200, run 65); from 96 to 128 the worst is 0.926 and 4 of 42 are below
+//    0.95 (7 at 192). Nsight's L2 throughput per byte puts 16-wide tiles 14-47 % above 64-wide
+//    ones at 512^3 (run 60); 128 B a run makes it 25 %.
+inline constexpr double kStencilL2BytesPerNarrowRun = 128;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
@@ -211,18 +218,29 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
     // axis loads f + 2r along it, shared) and stores one; a warp's access touches
     // as many lines as its row segments span, at an offset the halo leaves unaligned.
+    // A warp over several narrow rows costs what a full row costs, times the sectors
+    // its rows touch over the sectors a full row touches: Nsight counted 6 % more L1
+    // sectors per update for 16-wide tiles than for wider ones (runs 60 and 62),
+    // where their lines are 32 % more.
     const std::uint64_t fold = b.fold_y > b.fold_z ? b.fold_y : b.fold_z;
     const double loads = fold <= 1 ? double(6 * r + 1) : double(4 * r * fold + fold + 2 * r) / double(fold);
-    const std::uint64_t lanes = tx < m.warp_size ? tx : m.warp_size;
-    const double lines = double(m.warp_size / (lanes == 0 ? 1 : lanes)) *
-                         (double(lanes * s) + double(m.l1_line_bytes) - double(s)) / double(m.l1_line_bytes);
-    t.l1_bytes_per_update = (loads + 1) * lines * double(m.l1_line_bytes) / double(m.warp_size);
+    const std::uint64_t lanes = tx < m.warp_size ? (tx == 0 ? 1 : tx) : m.warp_size;
+    const auto touched = [&](std::uint64_t row_lanes, double unit) {  // units a warp's rows touch
+        return double(m.warp_size / row_lanes) * (double(row_lanes * s) + unit - double(s)) / unit;
+    };
+    const double line = double(m.l1_line_bytes), sector_bytes = double(m.l1_sector_bytes);
+    const double lines = lanes == m.warp_size || !(sector_bytes > 0)
+                             ? touched(lanes, line)
+                             : touched(m.warp_size, line) * touched(lanes, sector_bytes) /
+                                   touched(m.warp_size, sector_bytes);
+    t.l1_bytes_per_update = (loads + 1) * lines * line / double(m.warp_size);
     t.tail_factor = double(row_x) * double(row_y) * double(row_z) / (double(g.x) * double(g.y) * double(g.z));
     // The levels' times. Without measured bandwidths every level counts alike.
     const bool rates = m.l1_bandwidth != 0 && m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
     const double run = double(core_row);
     const double l1_seconds = t.l1_bytes_per_update / (rates ? double(m.l1_bandwidth) : 1.0);
-    const double l2_seconds = t.l2_bytes_per_update * (1 + kStencilL2BytesPerRun / run) /
+    const double l2_run_bytes = tx < m.warp_size ? kStencilL2BytesPerNarrowRun : kStencilL2BytesPerRun;
+    const double l2_seconds = t.l2_bytes_per_update * (1 + l2_run_bytes / run) /
                               (rates ? double(m.l2_bandwidth) : 1.0);
     const double dram_seconds = t.dram_bytes_per_update * (1 + kStencilDramBytesPerRun / run) /
                                 (rates ? double(m.dram_bandwidth) : 1.0);
@@ -234,8 +252,8 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
 
 // The block of `threads_per_block` threads (powers of two, at most 64 in z)
 // and the folding (none, 2 in y, 2 in z) with the least time per update by
-// star_stencil_traffic, among blocks whose x extent gives each warp one
-// contiguous row of whole L1 lines (fewest lines per load instruction) and
+// star_stencil_traffic, among blocks whose rows are whole L1 lines (x of at
+// least 16 doubles: a warp loads one 32-wide row or two 16-wide ones) and
 // whose tiles fit L1 (each rule is dropped when no block meets it). A tile may
 // be larger than the grid: its idle threads are in the time (tail_factor, at
 // kStencilIdleThreadShare), and a 64-wide tile over 50 points idles no more
@@ -265,7 +283,7 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
                 const stencil_block b{x, y, z, f[0], f[1]};
                 const auto t = star_stencil_traffic<T>(b, g, radius, m);
                 // Rank the rules a block meets: lines first, then L1.
-                const bool rows = x >= m.warp_size && x * sizeof(T) >= m.l1_line_bytes;
+                const bool rows = x * sizeof(T) >= m.l1_line_bytes;
                 const int rank = 2 * rows + t.tile_fits_l1;
                 const bool same_tile = b.tile_x() == best.tile_x() && b.tile_y() == best.tile_y() &&
                                        b.tile_z() == best.tile_z();
