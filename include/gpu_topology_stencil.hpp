@@ -98,10 +98,12 @@ struct stencil_traffic {
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (182 searches over 100 grids: tests/data/stencil_searches.csv,
-// docs/measurements/2026-11-23-stencil.md) and checked on grids it was not fitted on
-// (before 16-wide tiles were priced: 48 per card, 92 of 96 at 0.95 of the best or more; the four
-// misses, 0.873-0.949, on grids under 80 points wide, where 16-wide tiles won and the chooser took none).
+// an H100 and an H200 (278 searches over 148 grids: tests/data/stencil_searches.csv,
+// docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change:
+// after the idle-thread share, 48 per card, 92 of 96 at 0.95 of the best or more, the four misses
+// (0.873-0.949) on grids under 80 points wide, where 16-wide tiles won and the chooser took none;
+// after 16-wide tiles were priced, 12 narrow grids per card (34-79 points wide): 0.937 and 0.943 at
+// worst, 11 of 12 at 0.95 or more on each card.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
