@@ -93,8 +93,8 @@ phase_stencil() {
   echo "stencil3d built against the recorded profile in $(elapsed "$t") s"
   # Held out: drawn by bench/stencil_grids.py after the model was last changed (a new seed each time).
   # STENCIL_DRAW=--narrow: grids 33-79 points wide only (bench/stencil_grids.py).
-  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261134}" ${STENCIL_DRAW:-}) || return 1
-  echo "stencil grids (seed ${STENCIL_SEED:-20261134} ${STENCIL_DRAW:-}): $grids"
+  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261135}" ${STENCIL_DRAW:-}) || return 1
+  echo "stencil grids (seed ${STENCIL_SEED:-20261135} ${STENCIL_DRAW:-}): $grids"
   mkdir -p "$W/st"
   "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"
