@@ -102,7 +102,7 @@ struct stencil_traffic {
 // docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change:
 // after the idle-thread share, 48 per card, 92 of 96 at 0.95 of the best or more, the four misses
 // (0.873-0.949) on grids under 80 points wide, where 16-wide tiles won and the chooser took none;
-// after 16-wide tiles were priced, 24 per card (12 of them 34-79 points wide): 0.937 and 0.941 at
+// after 16-wide tiles were priced, 24 per card (17 of them under 80 points wide): 0.937 and 0.941 at
 // worst, 22 of 24 at 0.95 or more on each card, the misses all under 80 points wide.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
