@@ -30,6 +30,7 @@
 #include "explore_common.cuh"
 
 #include <cstring>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -130,6 +131,13 @@ const KernelFn kNone[] = {kernel_none<bare>, kernel_none<stcg>, kernel_none<noal
 const KernelFn kStatic[] = {kernel_static<bare>, kernel_static<stcg>, kernel_static<noalloc>,
                             kernel_static<volatile_store>, kernel_static<probe_loop>, nullptr};
 
+// Whether fn stores one sample per timed load of window 1 (into Args::samples, kWindow long).
+bool stores_samples(KernelFn fn) {
+    for (const int mode : {stcg, noalloc, probe_loop, plain_loop})
+        if (fn == kNone[mode] || fn == kStatic[mode]) return true;
+    return false;
+}
+
 struct Ring {
     DeviceArray<unsigned long long> data;
     std::size_t capacity;  // bytes
@@ -170,6 +178,13 @@ Timing time_windows(KernelFn fn, int launch_carveout, unsigned threads, unsigned
     const auto elements = static_cast<unsigned>(bytes / 128);
     const unsigned window = layout == Window::probe ? std::min(elements, kWindow)
                                                     : (kWindow + elements - 1) / elements * elements;
+    // Whole-pass windows run past kWindow (1600 loads at 200 KiB); only kernels that store no
+    // samples may time them, or the stores would run off the end of the device array.
+    if (stores_samples(fn) && window > kWindow) {
+        std::fprintf(stderr, "l1_miss_sources: a window of %u loads (%zu B ring) stores %u samples, more than kWindow = %u\n",
+                     window, bytes, window, kWindow);
+        std::exit(1);
+    }
     const Args args{link_ring(ring, bytes, random), elements, warm, window, samples.get(), out.get()};
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(1);
@@ -220,6 +235,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 200; k <= 256; k += 4) wide.push_back(k);
     for (std::size_t k = 38; k <= 62; k += 2) narrow.push_back(k);
     const Split splits[] = {{0, 32, wide}, {75, 1024, narrow}};
+    constexpr int kOrders = 2;  // part 2's rings: sequential, random
 
     Section section("l1_miss_sources");
     Table& all = section.table("window cycles", {"kind", "mode", "carveout", "threads", "warm_passes",
@@ -264,7 +280,8 @@ int main(int argc, char** argv) {
     // in random order, 5 launches a footprint (median and slowest); and each column's answer by the
     // chase's rule (bench/user_kernels.cu: mean within 10 % of the 8 KiB ring's). Instances: one per
     // split and order for the function attribute, and the shared one.
-    auto fresh = bare_instances(std::make_integer_sequence<int, 5>{});
+    constexpr int kInstances = int(std::size(splits)) * kOrders + 1;
+    auto fresh = bare_instances(std::make_integer_sequence<int, kInstances>{});
     const KernelFn shared_instance = fresh.back();
     fresh.pop_back();
     Table& curves = section.table("carveout setting", {"setting", "order", "carveout", "threads", "footprint_kib",
@@ -278,7 +295,7 @@ int main(int argc, char** argv) {
         std::vector<std::size_t> sizes;
         const std::size_t from = split.kib.front(), to = split.kib.back();
         for (std::size_t k = from; k <= to; ++k) sizes.push_back(k);
-        for (int random = 0; random < 2; ++random)
+        for (int random = 0; random < kOrders; ++random)
             for (int per_launch = 0; per_launch < 2; ++per_launch) {
                 KernelFn fn = shared_instance;
                 if (!per_launch) {

@@ -37,7 +37,8 @@ METRICS=${METRICS#,}
 [ -n "$METRICS" ] || METRICS=$(echo $WANTED | tr ' ' ',')  # the query failed: ask for them all
 echo "metrics: $METRICS"
 start=$(date +%s)
-"$NCU" --clock-control none --kernel-name star25 --metrics "$METRICS" --csv --page raw \
+# Base units (ns, byte, sector), not ones scaled to each value: the table's arithmetic assumes them.
+"$NCU" --clock-control none --kernel-name star25 --metrics "$METRICS" --csv --page raw --print-units base \
   $W/build/stencil3d --search --repeats 1 --csv $W/out/search.csv $GRIDS > $W/out/counters.csv 2> $W/out/ncu.err
 echo "ncu rc=$? in $(( $(date +%s) - start )) s, $(grep -c star25 $W/out/counters.csv) kernel rows"
 tail -3 $W/out/ncu.err

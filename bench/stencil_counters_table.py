@@ -21,11 +21,35 @@ def number(text):
     return float(text.replace(",", ""))
 
 
+# The units the arithmetic below assumes: Nsight Compute's base units, which bench/stencil_counters.sh
+# asks for (--print-units base); by default ncu scales each value to fit (usecond, Kbyte, Msector).
+BASE_UNITS = {
+    "gpu__time_duration.sum": "nsecond",
+    "lts__t_sectors_srcunit_tex_op_read.sum": "sector",
+    "lts__t_sectors_srcunit_tex_op_write.sum": "sector",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": "sector",
+    "dram__bytes_read.sum": "byte",
+    "dram__bytes_write.sum": "byte",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "sector",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum": "sector",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "%",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active": "%",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed": "%",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "%",
+}
+
+
 def launches(path):
     lines = open(path).read().split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
     rows = list(csv.DictReader(lines[start:]))
-    return rows[1:]  # the first row under the header gives the units
+    # The first row under the header gives the units (no ID); a metric the CSV lacks fails where it is read.
+    if not rows or rows[0]["ID"]:
+        sys.exit(f"{path}: no units row under the header")
+    for metric, unit in BASE_UNITS.items():
+        if metric in rows[0] and rows[0][metric] != unit:
+            sys.exit(f"{path}: {metric} is in {rows[0][metric]!r}, expected {unit!r} (ncu --print-units base)")
+    return rows[1:]
 
 
 def folding(kernel_name):
