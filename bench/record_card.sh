@@ -8,7 +8,7 @@
 #                log for the CPU replay tests and its sweeps; the log replayed here and compared
 #   independent  bench/user_kernels.cu beside the recorded profile (bench/compare_user_kernels.py)
 #   stencil      examples/stencil3d --search over grids the stencil model was not fitted on
-#                (bench/stencil_grids.py draws them; STENCIL_SEED picks the set)
+#                (bench/stencil_grids.py draws them; STENCIL_DRAWS picks the sets)
 #   remeasure    the installed package's examples/minimal: configure (it measures), then
 #                `ctest -L gpu` (identity + re-measure) RUNS times in a row, every failure kept
 #   gputests     the project's GPU tests (ctest -L gpu in build/ci; GPUTESTS=<regex> picks some)
@@ -92,9 +92,14 @@ phase_stencil() {
     && cmake --build "$W/stencil" -j "$jobs" >> "$W/stencil-build.log" 2>&1 || { tail -20 "$W/stencil-build.log"; return 1; }
   echo "stencil3d built against the recorded profile in $(elapsed "$t") s"
   # Held out: drawn by bench/stencil_grids.py after the model was last changed (a new seed each time).
-  # STENCIL_DRAW=--narrow: grids 33-79 points wide only (bench/stencil_grids.py).
-  local grids; grids=$(python3 bench/stencil_grids.py "${STENCIL_SEED:-20261135}" ${STENCIL_DRAW:-}) || return 1
-  echo "stencil grids (seed ${STENCIL_SEED:-20261135} ${STENCIL_DRAW:-}): $grids"
+  # STENCIL_DRAWS: one or more draws searched together, each SEED or SEED/narrow or SEED/narrow/COUNT
+  # or SEED//COUNT (narrow: grids 33-79 points wide only; 12 grids a draw unless COUNT says).
+  local grids="" draw seed kind count
+  for draw in ${STENCIL_DRAWS:-20261136}; do
+    IFS=/ read -r seed kind count <<< "$draw"
+    grids+=" $(python3 bench/stencil_grids.py "$seed" ${count:-12} ${kind:+--$kind})" || return 1
+  done
+  echo "stencil grids (${STENCIL_DRAWS:-20261136}):$grids"
   mkdir -p "$W/st"
   "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"

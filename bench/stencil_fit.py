@@ -28,13 +28,18 @@ PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilL2BytesPerNa
 
 
 def header_parameters(path="include/gpu_topology_stencil.hpp"):
-    found = dict(re.findall(r"inline constexpr (?:double|int) (kStencil\w+) = ([0-9.]+);", open(path).read()))
+    # Every kStencil* constant, whatever its type or value: one this mirror does not know, or a value
+    # that is not a plain number, stops it rather than being left out.
+    found = dict(re.findall(r"inline constexpr \S+ (kStencil\w+) = ([^;]+);", open(path).read()))
     missing = set(PARAMETERS) - set(found)
     unknown = set(found) - set(PARAMETERS)
     if missing or unknown:
         sys.exit(f"{path}: the model's parameters changed (missing {sorted(missing)}, new {sorted(unknown)}): "
                  "update bench/stencil_fit.py with it")
-    return {PARAMETERS[name]: float(value) for name, value in found.items()}
+    try:
+        return {PARAMETERS[name]: float(value) for name, value in found.items()}
+    except ValueError as error:
+        sys.exit(f"{path}: a kStencil* value that is not a plain number ({error}): update bench/stencil_fit.py")
 
 
 HEADER = header_parameters()
@@ -57,38 +62,51 @@ def up(n, unit):
     return n if unit == 0 else (n + unit - 1) // unit * unit
 
 
+def axis_parts(n, tile):
+    """The tiles along an axis of n points: (extent, count) of the whole ones and of the partial one."""
+    whole, rest = divmod(n, tile)
+    return [(extent, count) for extent, count in ((tile, whole), (rest, 1)) if extent and count]
+
+
 def time_and_fit(b, g, m, P):
     """star_stencil_traffic(...): seconds_per_update, and tile_fits_l1."""
     x, y, z, fy, fz = b
     r, s = RADIUS, VALUE_BYTES
     tx, ty, tz = x, y * fy, z * fz
     cells = tx * ty * tz
-    core_row = 2 * up(r * s, m["sector"]) + up(tx * s, m["sector"])
-    face_row = up(tx * s, m["sector"])
-    loaded = ty * tz * core_row + 2 * r * (ty + tz) * face_row
-    l2_loaded = ty * tz * core_row + 2 * r * face_row * (tz + P["z_halo_row_share"] * ty)
+    core_row = lambda wide: 2 * up(r * s, m["sector"]) + up(wide * s, m["sector"])
+    loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
     per_sm = m["tps"] // (x * y * z)
     in_flight = 2 * m["sms"] * (per_sm or 1) * 2 * cells * s
     row_x, row_y, row_z = up(g[0], tx), up(g[1], ty), up(g[2], tz)
     room = P["layer_share"] * m["l2"]
     reloaded = lambda between: min(1.0, max(0.0, (between - room) / (P["layer_ramp"] * m["l2"])))
-    between_y = row_x * tz * (2 * ty + 2 * r) * s + in_flight
-    between_z = row_x * row_y * (2 * tz + 2 * r) * s + in_flight
-    dram = 2 * cells * s + reloaded(between_y) * 2 * r * tx * tz * s + reloaded(between_z) * 2 * r * tx * ty * s
+    reloaded_y = reloaded(row_x * tz * (2 * ty + 2 * r) * s + in_flight)
+    reloaded_z = reloaded(row_x * row_y * (2 * tz + 2 * r) * s + in_flight)
     fold = max(fy, fz)
     loads = 6 * r + 1 if fold <= 1 else (4 * r * fold + fold + 2 * r) / fold
-    lanes = min(tx, WARP)
-    touched = lambda row_lanes, unit: (WARP // row_lanes) * (row_lanes * s + unit - s) / unit
-    lines = touched(lanes, m["line"]) if lanes == WARP else \
-        touched(WARP, m["line"]) * touched(lanes, m["sector"]) / touched(WARP, m["sector"])
-    l1 = (loads + 1) * lines * m["line"] / WARP / m["l1bw"]
+    spanned = lambda lanes, unit: (lanes * s + unit - s) / unit
+    lines_per_sector = spanned(WARP, m["line"]) / spanned(WARP, m["sector"])
+    row_lines = lambda wide: lines_per_sector * (spanned(wide, m["sector"]) if tx < WARP else
+                                                 wide // WARP * spanned(WARP, m["sector"]) +
+                                                 (spanned(wide % WARP, m["sector"]) if wide % WARP else 0))
     run_bytes = P["l2_bytes_per_narrow_run"] if tx < WARP else P["l2_bytes_per_run"]
-    l2 = (l2_loaded + cells * s) / cells * (1 + run_bytes / core_row) / m["l2bw"]
-    dr = dram / cells * (1 + P["dram_bytes_per_run"] / core_row) / m["drambw"]
-    tail = row_x * row_y * row_z / (g[0] * g[1] * g[2])
+    l1 = l2 = dram = 0.0
+    for wx, nx in axis_parts(g[0], tx):
+        run, face_row = core_row(wx), up(wx * s, m["sector"])
+        for wy, ny in axis_parts(g[1], ty):
+            for wz, nz in axis_parts(g[2], tz):
+                tiles, points = nx * ny * nz, wx * wy * wz
+                l2_tile = wy * wz * run + 2 * r * face_row * (wz + P["z_halo_row_share"] * wy) + points * s
+                dram_tile = 2 * points * s + reloaded_y * 2 * r * wx * wz * s + reloaded_z * 2 * r * wx * wy * s
+                l1 += tiles * (loads + 1) * wy * wz * row_lines(wx) * m["line"]
+                l2 += tiles * l2_tile * (1 + run_bytes / run)
+                dram += tiles * dram_tile * (1 + P["dram_bytes_per_run"] / run)
+    points = g[0] * g[1] * g[2]
+    l1, l2, dram = l1 / points / m["l1bw"], l2 / points / m["l2bw"], dram / points / m["drambw"]
     n = P["norm"]
-    idle = 1 + P["idle_thread_share"] * (tail - 1)
-    return idle * (l1 ** n + l2 ** n + dr ** n) ** (1 / n), per_sm * loaded <= m["l1"]
+    idle = 1 + P["idle_thread_share"] * (row_x * row_y * row_z / points - 1)
+    return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n), per_sm * loaded <= m["l1"]
 
 
 def choose(g, m, P):

@@ -50,7 +50,8 @@ def draw(rng, x_range=(40, 1200)):
     z = math.sqrt(points / x / y_over_z)
     y = z * y_over_z
     even = lambda v: max(24, round(v / 2) * 2)
-    return [max(24, roughen(round(x), rng)), even(y), even(z)]
+    # Rounding to a prime may step below the range (33 -> 31): the range's floor holds.
+    return [max(x_range[0], roughen(round(x), rng)), even(y), even(z)]
 
 
 def main(argv):

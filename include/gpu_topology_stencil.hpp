@@ -85,12 +85,14 @@ struct stencil_block {
 };
 
 struct stencil_traffic {
-    double l1_bytes_per_update;    // L1 lines the loads and stores touch, as bytes (a warp's access is its lines)
+    // Per point of the grid, over all its tiles, the partial ones at the edges as they are:
+    double l1_bytes_per_update;    // L1 sectors the loads and stores touch, as lines' bytes (see below)
     double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded as a layer condition fails
     double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
-    double seconds_per_update;     // the levels' times at their measured bandwidths, combined, and the
-                                   // idle threads of partial tiles at their share (kStencilIdleThreadShare)
+    double busy_seconds_per_update;  // the levels' times at their measured bandwidths, combined
+    double seconds_per_update;     // that, and the idle threads of partial tiles at their share
+                                   // (kStencilIdleThreadShare)
     bool layer_condition_y;        // what lies between a tile and its y neighbour's reuse fits the share of
                                    // L2 that keeps it whole (kStencilLayerShareOfL2; past it the reloads ramp)
     bool layer_condition_z;        // the same for the z neighbour's layers
@@ -152,6 +154,18 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint6
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up_count(std::uint64_t n, std::uint64_t unit) {
     return unit == 0 ? n : (n + unit - 1) / unit * unit;
 }
+// The tiles along one axis of n points: `count` of `extent` points each, the whole ones and then the
+// partial one at the far edge (a part of count 0 or extent 0 is absent).
+struct axis_part {
+    std::uint64_t extent, count;
+};
+struct axis_tiles {
+    axis_part parts[2];
+};
+GPU_TOPOLOGY_HD constexpr axis_tiles split_axis(std::uint64_t n, std::uint64_t tile) {
+    if (tile == 0) return {{{n, 0}, {0, 0}}};
+    return {{{tile, n / tile}, {n % tile, 1}}};
+}
 // The share of a layer's halo rows reloaded from DRAM when `between` bytes lie between two uses
 // and `room` bytes of L2 keep a layer whole (kStencilLayerRampOfL2).
 GPU_TOPOLOGY_HD constexpr double reloaded_share(double between, double room, double l2_bytes) {
@@ -179,6 +193,9 @@ GPU_TOPOLOGY_HD constexpr double four_norm(double a, double b, double c) {
 }  // namespace detail
 
 // Traffic of a radius-`radius` star stencil on T (one input, one output array) per updated point.
+// The tiles at the grid's far edges hold fewer points than the others: each level's bytes are the
+// sum over the tiles as they lie on the grid (whole ones and the partial ones at each edge), so a
+// partial tile moves its own points' rows and halos, and its warps the sectors of their working lanes.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_block& b, const grid_extent& g,
                                                                std::uint32_t radius,
@@ -187,14 +204,13 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     const std::uint64_t s = sizeof(T), r = radius;
     const std::uint64_t tx = b.tile_x(), ty = b.tile_y(), tz = b.tile_z(), cells = tx * ty * tz;
     const std::uint64_t sector = m.l1_sector_bytes;
-    // L1 side: the tile's rows, each widened by the x halo, plus the y and z face rows (a star has no edges).
-    const std::uint64_t core_row = 2 * detail::round_up(r * s, sector) + detail::round_up(tx * s, sector);
-    const std::uint64_t face_row = detail::round_up(tx * s, sector);
-    const std::uint64_t loaded = ty * tz * core_row + 2 * r * (ty + tz) * face_row;
-    // What L2 serves, the z halo's rows at their share (kStencilZHaloRowShare).
-    const double l2_loaded =
-        double(ty * tz * core_row) + double(2 * r * face_row) * (double(tz) + kStencilZHaloRowShare * double(ty));
-    const std::uint64_t stored = cells * s;
+    // A row of a tile, `wide` points, as L1 holds it: widened by the x halo, in whole sectors.
+    const auto core_row = [&](std::uint64_t wide) {
+        return 2 * detail::round_up(r * s, sector) + detail::round_up(wide * s, sector);
+    };
+    // Whether the whole tile and its halo fit L1, for every resident block: the y and z face rows too
+    // (a star has no edges).
+    const std::uint64_t loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * detail::round_up(tx * s, sector);
     const std::uint64_t per_sm = b.threads() == 0 ? 0 : m.threads_per_sm / b.threads();
     const std::uint64_t wave = std::uint64_t(m.sm_count) * (per_sm == 0 ? 1 : per_sm);
     // Bytes in L2 between a tile and its neighbour's use of the same data: the
@@ -211,44 +227,68 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     t.layer_condition_z = double(between_z) <= layer_room;
     t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
     const double l2_size = double(m.l2_bytes);  // not `l2`: that is the header's L2 fact
-    const double dram_bytes =
-        double(2 * cells * s) +
-        detail::reloaded_share(double(between_y), layer_room, l2_size) * double(2 * r * tx * tz * s) +
-        detail::reloaded_share(double(between_z), layer_room, l2_size) * double(2 * r * tx * ty * s);
-    t.l2_bytes_per_update = (l2_loaded + double(stored)) / double(cells);
-    t.dram_bytes_per_update = dram_bytes / double(cells);
+    const double reloaded_y = detail::reloaded_share(double(between_y), layer_room, l2_size);
+    const double reloaded_z = detail::reloaded_share(double(between_z), layer_room, l2_size);
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
     // axis loads f + 2r along it, shared) and stores one; a warp's access touches
-    // as many lines as its row segments span, at an offset the halo leaves unaligned.
-    // A warp over several narrow rows costs what a full row costs, times the sectors
-    // its rows touch over the sectors a full row touches: Nsight counted 6 % more L1
-    // sectors per update for 16-wide tiles than for wider ones (runs 60 and 62),
-    // where their lines are 32 % more.
+    // the sectors its lanes' row segments span, at an offset the halo leaves unaligned,
+    // and costs them as lines at a full warp's ratio of lines to sectors: a warp
+    // over two 16-wide rows costs 9.5 / 8.75 of a 32-wide row's (Nsight counted 6 % more
+    // L1 sectors per update for 16-wide tiles than for wider ones, runs 60 and 62, where
+    // their lines are 32 % more). Without a sector size, lines.
     const std::uint64_t fold = b.fold_y > b.fold_z ? b.fold_y : b.fold_z;
     const double loads = fold <= 1 ? double(6 * r + 1) : double(4 * r * fold + fold + 2 * r) / double(fold);
-    const std::uint64_t lanes = tx < m.warp_size ? (tx == 0 ? 1 : tx) : m.warp_size;
-    const auto touched = [&](std::uint64_t row_lanes, double unit) {  // units a warp's rows touch
-        return double(m.warp_size / row_lanes) * (double(row_lanes * s) + unit - double(s)) / unit;
+    const double line = double(m.l1_line_bytes);
+    const double unit = sector > 0 ? double(sector) : line;
+    const auto spanned = [&](std::uint64_t lanes, double bytes) {  // units of `bytes` that adjacent lanes span
+        return (double(lanes * s) + bytes - double(s)) / bytes;
     };
-    const double line = double(m.l1_line_bytes), sector_bytes = double(m.l1_sector_bytes);
-    const double lines = lanes == m.warp_size || !(sector_bytes > 0)
-                             ? touched(lanes, line)
-                             : touched(m.warp_size, line) * touched(lanes, sector_bytes) /
-                                   touched(m.warp_size, sector_bytes);
-    t.l1_bytes_per_update = (loads + 1) * lines * line / double(m.warp_size);
-    t.tail_factor = double(row_x) * double(row_y) * double(row_z) / (double(g.x) * double(g.y) * double(g.z));
+    const double lines_per_unit = spanned(m.warp_size, line) / spanned(m.warp_size, unit);
+    const auto row_lines = [&](std::uint64_t wide) {  // a tile row's warp segments, `wide` lanes working
+        if (tx < m.warp_size) return spanned(wide, unit) * lines_per_unit;
+        const std::uint64_t whole = wide / m.warp_size, rest = wide % m.warp_size;
+        return (double(whole) * spanned(m.warp_size, unit) + (rest ? spanned(rest, unit) : 0.0)) * lines_per_unit;
+    };
+    // Each level's bytes over the grid's tiles, and the same with each run of addresses at its cost
+    // (kStencilL2BytesPerRun and kin): the times' numerators.
+    const double l2_run_bytes = tx < m.warp_size ? kStencilL2BytesPerNarrowRun : kStencilL2BytesPerRun;
+    double l1_bytes = 0, l2_bytes = 0, dram_bytes = 0, l2_with_runs = 0, dram_with_runs = 0;
+    const detail::axis_tiles along_x = detail::split_axis(g.x, tx), along_y = detail::split_axis(g.y, ty),
+                             along_z = detail::split_axis(g.z, tz);
+    for (const detail::axis_part& px : along_x.parts)
+        for (const detail::axis_part& py : along_y.parts)
+            for (const detail::axis_part& pz : along_z.parts) {
+                const std::uint64_t wx = px.extent, wy = py.extent, wz = pz.extent;
+                const double tiles = double(px.count * py.count * pz.count), points = double(wx * wy * wz);
+                if (!(tiles > 0) || !(points > 0)) continue;
+                const double run = double(core_row(wx)), face_row = double(detail::round_up(wx * s, sector));
+                // What L2 serves: the rows and their halos, the z halo's rows at their share
+                // (kStencilZHaloRowShare), and the stores.
+                const double l2_tile = double(wy * wz) * run +
+                                       double(2 * r) * face_row * (double(wz) + kStencilZHaloRowShare * double(wy)) +
+                                       points * double(s);
+                // DRAM: compulsory load and store, plus halos reloaded as a layer condition fails.
+                const double dram_tile = 2 * points * double(s) + reloaded_y * double(2 * r * wx * wz * s) +
+                                         reloaded_z * double(2 * r * wx * wy * s);
+                l1_bytes += tiles * (loads + 1) * double(wy * wz) * row_lines(wx) * line;
+                l2_bytes += tiles * l2_tile;
+                dram_bytes += tiles * dram_tile;
+                l2_with_runs += tiles * l2_tile * (1 + l2_run_bytes / run);
+                dram_with_runs += tiles * dram_tile * (1 + kStencilDramBytesPerRun / run);
+            }
+    const double points = double(g.x) * double(g.y) * double(g.z);
+    t.l1_bytes_per_update = l1_bytes / points;
+    t.l2_bytes_per_update = l2_bytes / points;
+    t.dram_bytes_per_update = dram_bytes / points;
+    t.tail_factor = double(row_x) * double(row_y) * double(row_z) / points;
     // The levels' times. Without measured bandwidths every level counts alike.
     const bool rates = m.l1_bandwidth != 0 && m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
-    const double run = double(core_row);
     const double l1_seconds = t.l1_bytes_per_update / (rates ? double(m.l1_bandwidth) : 1.0);
-    const double l2_run_bytes = tx < m.warp_size ? kStencilL2BytesPerNarrowRun : kStencilL2BytesPerRun;
-    const double l2_seconds = t.l2_bytes_per_update * (1 + l2_run_bytes / run) /
-                              (rates ? double(m.l2_bandwidth) : 1.0);
-    const double dram_seconds = t.dram_bytes_per_update * (1 + kStencilDramBytesPerRun / run) /
-                                (rates ? double(m.dram_bandwidth) : 1.0);
+    const double l2_seconds = l2_with_runs / points / (rates ? double(m.l2_bandwidth) : 1.0);
+    const double dram_seconds = dram_with_runs / points / (rates ? double(m.dram_bandwidth) : 1.0);
+    t.busy_seconds_per_update = detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
     const double idle_threads_per_update = t.tail_factor - 1;
-    t.seconds_per_update = (1 + kStencilIdleThreadShare * idle_threads_per_update) *
-                           detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
+    t.seconds_per_update = (1 + kStencilIdleThreadShare * idle_threads_per_update) * t.busy_seconds_per_update;
     return t;
 }
 

@@ -117,16 +117,35 @@ TEST(StencilChooser, FoldAxesTie) {
         }
 }
 
-// Idle threads move no bytes but hold their block's place: the same tiles over
-// 160 and over 256 points in x move the same bytes per update, and the partial
-// ones take kStencilIdleThreadShare of a thread's time for each idle thread.
+// Idle threads move no bytes but hold their block's place: they take
+// kStencilIdleThreadShare of a thread's time each, on top of what the levels take.
 TEST(StencilChooser, IdleThreadsCostTheirShare) {
     const auto edge = gt::star_stencil_traffic<double>({128, 8, 1}, {160, 160, 1600}, kRadius, kFull);
     const auto whole = gt::star_stencil_traffic<double>({128, 8, 1}, {256, 160, 1600}, kRadius, kFull);
-    EXPECT_DOUBLE_EQ(edge.l2_bytes_per_update, whole.l2_bytes_per_update);
-    EXPECT_DOUBLE_EQ(edge.dram_bytes_per_update, whole.dram_bytes_per_update);
-    EXPECT_NEAR(edge.seconds_per_update / whole.seconds_per_update,
+    EXPECT_DOUBLE_EQ(whole.seconds_per_update, whole.busy_seconds_per_update);
+    EXPECT_NEAR(edge.seconds_per_update / edge.busy_seconds_per_update,
                 1 + gt::kStencilIdleThreadShare * (256.0 / 160 - 1), 1e-12);
+}
+
+// A partial tile at the grid's edge moves its own points' bytes: over 160 points
+// in x, 128-wide tiles move per row what a 128-wide tile over 128 points and a
+// 32-wide one over 32 move, in L1 and L2 alike.
+TEST(StencilChooser, EdgeTilesMoveTheirOwnBytes) {
+    const auto edge = gt::star_stencil_traffic<double>({128, 8, 1}, {160, 160, 1600}, kRadius, kFull);
+    const auto wide = gt::star_stencil_traffic<double>({128, 8, 1}, {128, 160, 1600}, kRadius, kFull);
+    const auto rest = gt::star_stencil_traffic<double>({32, 8, 1}, {32, 160, 1600}, kRadius, kFull);
+    EXPECT_NEAR(edge.l2_bytes_per_update * 160, wide.l2_bytes_per_update * 128 + rest.l2_bytes_per_update * 32, 1e-9);
+    EXPECT_NEAR(edge.l1_bytes_per_update * 160, wide.l1_bytes_per_update * 128 + rest.l1_bytes_per_update * 32, 1e-9);
+    EXPECT_GT(edge.l2_bytes_per_update, wide.l2_bytes_per_update) << "the narrow edge tile's halo weighs more";
+}
+
+// Over 43 points a 64-wide tile's second warp has 11 working lanes: it touches
+// (11 x 8 + 24) / 32 = 3.5 sectors at a halo's offset, against 8.75 for a full
+// warp, each costed as lines at a full warp's ratio (2 + 120 / 128 lines to 8.75
+// sectors). 22 accesses a point (folded twice in z).
+TEST(StencilChooser, PartialWarpsCostTheirLanesSectors) {
+    const auto t = gt::star_stencil_traffic<double>({64, 16, 1, 1, 2}, {43, 1896, 454}, kRadius, kFull);
+    EXPECT_NEAR(t.l1_bytes_per_update, 22 * (8.75 + 3.5) * (2 + 120.0 / 128) / 8.75 * 128 / 43, 1e-9);
 }
 
 // A tile wider than the grid idles no more lanes than narrower tiles that cover
