@@ -24,7 +24,7 @@ def number(text):
 # The units the arithmetic below assumes: Nsight Compute's base units, which bench/stencil_counters.sh
 # asks for (--print-units base); by default ncu scales each value to fit (usecond, Kbyte, Msector).
 BASE_UNITS = {
-    "gpu__time_duration.sum": "nsecond",
+    "gpu__time_duration.sum": "ns",
     "lts__t_sectors_srcunit_tex_op_read.sum": "sector",
     "lts__t_sectors_srcunit_tex_op_write.sum": "sector",
     "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": "sector",
