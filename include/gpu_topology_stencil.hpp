@@ -100,12 +100,15 @@ struct stencil_traffic {
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (278 searches over 148 grids: tests/data/stencil_searches.csv,
-// docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change:
-// after the idle-thread share, 48 per card, 92 of 96 at 0.95 of the best or more, the four misses
-// (0.873-0.949) on grids under 80 points wide, where 16-wide tiles won and the chooser took none;
-// after 16-wide tiles were priced, 24 per card (17 of them under 80 points wide): 0.937 and 0.941 at
-// worst, 22 of 24 at 0.95 or more on each card, the misses all under 80 points wide.
+// an H100 and an H200 (326 searches over 172 grids: tests/data/stencil_searches.csv,
+// docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change.
+// After edge tiles were priced as they lie (the latest change), 40 grids per card, 16 of
+// them under 80 points wide: 0.926 (H100) and 0.945 (H200) of the best at worst, 35 and
+// 39 of 40 at 0.95 or more; five of the six misses are grids under 80 points wide and over
+// 1000 tall, where tiles thinner in z than the model's pick ran up to 8 % faster.
+// The figures below are bench/stencil_fit.py --sweep on the 326 fitted searches, each
+// search's worst pick with one measured bandwidth at a time moved by 3 %; with every
+// parameter as it is, 6 picks are below 0.95 of the best, the worst 0.926.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
@@ -113,18 +116,18 @@ struct stencil_traffic {
 inline constexpr double kStencilL2BytesPerRun = 192;
 inline constexpr double kStencilDramBytesPerRun = 64;
 //  - A tile narrower than a warp (16 doubles: each warp spans two rows) costs L2 this much per run
-//    instead. Fitted on the 21 recorded searches per card of grids under 80 points wide, where
-//    such tiles can win: at 192 they never do, and 0.873 of the best was the worst pick there
-//    (42x256x1460 on an H200, run 65); from 96 to 128 the worst is 0.926 and 4 of 42 are below
-//    0.95 (7 at 192). Nsight's L2 throughput per byte puts 16-wide tiles 14-47 % above 64-wide
-//    ones at 512^3 (run 60); 128 B a run makes it 25 %.
+//    instead. Fitted on the grids under 80 points wide, where such tiles can win (42 searches then,
+//    76 now): at 192 they won too rarely, and 0.873 of the best was the worst pick there (42x256x1460
+//    on an H200, run 65). Now 96 and 128 leave 6 picks below 0.95, 160 9, 192 10, 64 17 (worst
+//    0.885). Nsight's L2 throughput per byte puts 16-wide tiles 14-47 % above 64-wide ones at 512^3
+//    (run 60); 128 B a narrow run, 192 a wide one, makes it 25 %.
 inline constexpr double kStencilL2BytesPerNarrowRun = 128;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
-//    swapped) in nearly every search on both cards, where the bytes it moves are the same. On the
-//    182 fitted searches, one bandwidth at a time moved by 3 % (bench/stencil_fit.py --sweep),
-//    shares of 0.75 and 0.875 leave 5 picks below 0.95 of the best (worst 0.938), 0.625 6, 1 15.
+//    swapped) in nearly every search on both cards, where the bytes it moves are the same. Shares
+//    of 0.625 and 0.75 leave 6-7 picks below 0.95, 0.5 9, 0.875 12, 1 36 (worst 0.894). On narrow,
+//    tall grids the z halo seems cheaper still (the misses above; docs/measurements/2026-11-23-stencil.md).
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;
@@ -132,16 +135,15 @@ inline constexpr double kStencilLayerShareOfL2 = 0.9;
 //    grows with what lies in between over the next this much of L2 (a partial layer condition).
 //    With a hard edge a tile near it was priced a whole halo apart from its neighbours, and a 3 %
 //    change in a measured bandwidth flipped the pick from 0.955 to 0.828 of the best (967x328x116
-//    on an H100, run 51); on the 182 fitted searches, one bandwidth at a time moved by 3 %, every
-//    ramp from 0.1 to 0.3 keeps every pick at 0.938 or better (bench/stencil_fit.py --sweep).
+//    on an H100, run 51); every ramp from 0.1 to 0.3 leaves the same 6 picks below 0.95, worst 0.926.
 inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //  - Threads of a partial tile at the grid's edge that have no point return at once and move no
 //    bytes, yet their block holds its place on the SM until its last warp ends: an idle thread
 //    costs this share of a working one's time. Charged in full (1), the model preferred tiles that
 //    cover a grid's edge tightly over tiles that move fewer bytes, and missed 0.95 of the best on
 //    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
-//    On the 182 fitted searches, one bandwidth at a time moved by 3 %, shares of 0.3 and 0.4 leave
-//    5 picks below 0.95 (worst 0.938), 1 leaves 8 (0.926) and 0, bytes only, 36 (0.844).
+//    Shares of 0.3 and 0.4 leave 6-7 picks below 0.95, 0.25 8, 0.2 11, 0.5 13, 1 35 (worst 0.786)
+//    and 0, bytes only, 64 (0.844).
 inline constexpr double kStencilIdleThreadShare = 0.3;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).
@@ -233,9 +235,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     // axis loads f + 2r along it, shared) and stores one; a warp's access touches
     // the sectors its lanes' row segments span, at an offset the halo leaves unaligned,
     // and costs them as lines at a full warp's ratio of lines to sectors: a warp
-    // over two 16-wide rows costs 9.5 / 8.75 of a 32-wide row's (Nsight counted 6 % more
-    // L1 sectors per update for 16-wide tiles than for wider ones, runs 60 and 62, where
-    // their lines are 32 % more). Without a sector size, lines.
+    // over two 16-wide rows costs 9.5 / 8.75 of a 32-wide row's, 8.6 % more (Nsight counted
+    // 6 % more L1 sectors per update for 16-wide tiles than for wider ones, runs 60 and 62,
+    // where their lines are 32 % more). Without a sector size, lines.
     const std::uint64_t fold = b.fold_y > b.fold_z ? b.fold_y : b.fold_z;
     const double loads = fold <= 1 ? double(6 * r + 1) : double(4 * r * fold + fold + 2 * r) / double(fold);
     const double line = double(m.l1_line_bytes);
