@@ -244,7 +244,7 @@ std::string key_of(const gt::stencil_block& b) {
 // per card, 16 of them under 80 points wide): 0.926 at worst on the H100, 6 below
 // 0.95 (all but one under 80 points wide and over 1000 tall: 16-wide tiles picked
 // where 64- or 32-wide ones with thin z ran up to 8 % faster), 0.945 on the H200, 1
-// below. The bar, 0.95 on every grid, is not met; these bars hold what was
+// below. The aim, 0.95 on every grid, is not met; these bars hold what was
 // measured, with room for a search's noise (confirming moved single grids by up to
 // 0.03): every grid at least 0.92, at most one in six per card held out below 0.95.
 TEST(StencilChooser, RecordedSearches) {
