@@ -9,7 +9,7 @@ Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints
 (confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
 below 0.95; then the same with each search's worst pick when one measured bandwidth moves by 3 %
 (a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare,
-kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerNarrowRun around their values (the
+kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerRun around their values (the
 plateaus they were chosen on).
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
@@ -20,8 +20,7 @@ from collections import defaultdict
 
 # The header's parameters, read from it (kStencil* in include/gpu_topology_stencil.hpp), so that
 # this mirror cannot drift from the model it mirrors.
-PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilL2BytesPerNarrowRun="l2_bytes_per_narrow_run",
-                  kStencilDramBytesPerRun="dram_bytes_per_run",
+PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
                   kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
                   kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
                   kStencilIdleThreadShare="idle_thread_share")
@@ -46,7 +45,7 @@ HEADER = header_parameters()
 # Measured facts move by a few % from run to run: the robust worst case takes each search's worst
 # pick over these changes to one bandwidth.
 PERTURBATIONS = [{}] + [{k: v} for k in ("l1bw", "l2bw", "drambw") for v in (0.97, 1.03)]
-RADIUS, VALUE_BYTES, THREADS, WARP = 4, 8, 1024, 32
+RADIUS, VALUE_BYTES, WARP = 4, 8, 32
 
 
 def machine(path):
@@ -90,7 +89,7 @@ def time_and_fit(b, g, m, P):
     row_lines = lambda wide: lines_per_sector * (spanned(wide, m["sector"]) if tx < WARP else
                                                  wide // WARP * spanned(WARP, m["sector"]) +
                                                  (spanned(wide % WARP, m["sector"]) if wide % WARP else 0))
-    run_bytes = P["l2_bytes_per_narrow_run"] if tx < WARP else P["l2_bytes_per_run"]
+    run_bytes = P["l2_bytes_per_run"]
     l1 = l2 = dram = 0.0
     for wx, nx in axis_parts(g[0], tx):
         run, face_row = core_row(wx), up(wx * s, m["sector"])
@@ -109,17 +108,17 @@ def time_and_fit(b, g, m, P):
     return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n), per_sm * loaded <= m["l1"]
 
 
-def choose(g, m, P):
+def choose(g, m, P, threads=1024):
     """choose_star_stencil_block: rows of whole lines (16 doubles or more) first, then tiles that fit L1, then time; of
     one tile and time, the fold along y when an xy plane fits L1, else along z."""
     plane_fits_l1 = (g[0] + 2 * RADIUS) * (g[1] + 2 * RADIUS) * VALUE_BYTES <= m["l1"]
     best = None
-    x = THREADS
+    x = threads
     while x >= 1:
-        y = THREADS // x
+        y = threads // x
         while y >= 1:
-            z = THREADS // (x * y)
-            if x * y * z == THREADS and z <= 64:
+            z = threads // (x * y)
+            if x * y * z == threads and z <= 64:
                 for fy, fz in ((1, 1), (2, 1), (1, 2)):
                     t, fits = time_and_fit((x, y, z, fy, fz), g, m, P)
                     rank = 2 * (x * VALUE_BYTES >= m["line"]) + fits
@@ -148,7 +147,9 @@ def searches(path="tests/data/stencil_searches.csv"):
                 sys.exit(f"{path}: a confirmed line for {','.join(c[1:4])} does not follow its search")
             last["confirmed"] = rates
             continue
-        out.append(dict(card=c[0], run=c[1], set=c[2], grid=tuple(map(int, c[3].split("x"))), rates=rates, confirmed={}))
+        x, y, z = shapes[0][:3]  # every shape of a search has the block size it was searched at
+        out.append(dict(card=c[0], run=c[1], set=c[2], grid=tuple(map(int, c[3].split("x"))), rates=rates, confirmed={},
+                        threads=x * y * z))
     return out
 
 
@@ -161,7 +162,7 @@ def evaluate(all_searches, machines, P, perturbations=({},)):
             m = dict(machines[s["card"]])
             for fact, factor in change.items():
                 m[fact] *= factor
-            chosen = choose(s["grid"], m, P)
+            chosen = choose(s["grid"], m, P, s["threads"])
             rates = s["confirmed"] if chosen in s["confirmed"] else s["rates"]
             worst = min(worst, rates[chosen] / max(rates.values()))
         ratios[(s["set"], s["card"])].append(worst)
@@ -186,7 +187,7 @@ def main(argv):
         for name, values in (("z_halo_row_share", (0.5, 0.625, 0.75, 0.875, 1.0)),
                              ("layer_ramp", (0.1, 0.15, 0.2, 0.25, 0.3)),
                              ("idle_thread_share", (0, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0)),
-                             ("l2_bytes_per_narrow_run", (64, 96, 128, 160, 192))):
+                             ("l2_bytes_per_run", (128, 160, 192, 224, 256))):
             for value in values:
                 r = [v for vs in evaluate(fitted, machines, dict(HEADER, **{name: value}), PERTURBATIONS).values()
                      for v in vs]

@@ -44,6 +44,12 @@ def main(argv):
         if r.get("confirmed_glups"):
             g[1][key] = r["confirmed_glups"]
     lines = []
+    # A search of another block size (stencil3d --threads) times other shapes: its own shapes line,
+    # which holds for the lines after it.
+    searched = list(OrderedDict.fromkeys(key for rates, _ in grids.values() for key in rates))
+    if set(searched) != set(shapes):
+        shapes = searched
+        lines.append(",".join(["shapes", "", "", ""] + shapes))
     for grid, (rates, confirmed) in grids.items():
         missing = [s for s in shapes if s not in rates]
         if missing:

@@ -112,16 +112,12 @@ struct stencil_traffic {
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
-//    tiles move few bytes per run.
+//    tiles move few bytes per run. The same for every row: a cheaper run for rows narrower
+//    than a warp (128 B, 2026-11-24) picked 16-wide tiles on wide grids for blocks of 128
+//    and 256 threads, 0.83-0.92 of the best (runs 77-78); Nsight puts 16-wide tiles' L2
+//    cost per byte above wider ones' (runs 60, 75-76), not below.
 inline constexpr double kStencilL2BytesPerRun = 192;
 inline constexpr double kStencilDramBytesPerRun = 64;
-//  - A tile narrower than a warp (16 doubles: each warp spans two rows) costs L2 this much per run
-//    instead. Fitted on the grids under 80 points wide, where such tiles can win (42 searches then,
-//    76 now): at 192 they won too rarely, and 0.873 of the best was the worst pick there (42x256x1460
-//    on an H200, run 65). Now 96 and 128 leave 6 picks below 0.95, 160 9, 192 10, 64 17 (worst
-//    0.885). Nsight's L2 throughput per byte puts 16-wide tiles 14-47 % above 64-wide ones at 512^3
-//    (run 60); 128 B a narrow run, 192 a wide one, makes it 25 %.
-inline constexpr double kStencilL2BytesPerNarrowRun = 128;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
@@ -144,7 +140,7 @@ inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
 //    Shares of 0.3 and 0.4 leave 6-7 picks below 0.95, 0.25 8, 0.2 11, 0.5 13, 1 35 (worst 0.786)
 //    and 0, bytes only, 64 (0.844).
-inline constexpr double kStencilIdleThreadShare = 0.3;
+inline constexpr double kStencilIdleThreadShare = 0.5;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).
 inline constexpr int kStencilLevelOverlapNorm = 4;
@@ -253,7 +249,6 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     };
     // Each level's bytes over the grid's tiles, and the same with each run of addresses at its cost
     // (kStencilL2BytesPerRun and kin): the times' numerators.
-    const double l2_run_bytes = tx < m.warp_size ? kStencilL2BytesPerNarrowRun : kStencilL2BytesPerRun;
     double l1_bytes = 0, l2_bytes = 0, dram_bytes = 0, l2_with_runs = 0, dram_with_runs = 0;
     const detail::axis_tiles along_x = detail::split_axis(g.x, tx), along_y = detail::split_axis(g.y, ty),
                              along_z = detail::split_axis(g.z, tz);
@@ -275,7 +270,7 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
                 l1_bytes += tiles * (loads + 1) * double(wy * wz) * row_lines(wx) * line;
                 l2_bytes += tiles * l2_tile;
                 dram_bytes += tiles * dram_tile;
-                l2_with_runs += tiles * l2_tile * (1 + l2_run_bytes / run);
+                l2_with_runs += tiles * l2_tile * (1 + kStencilL2BytesPerRun / run);
                 dram_with_runs += tiles * dram_tile * (1 + kStencilDramBytesPerRun / run);
             }
     const double points = double(g.x) * double(g.y) * double(g.z);

@@ -3,12 +3,13 @@
 //   stencil3d                 run the chosen shape on each grid, check it, print GLup/s
 //   stencil3d --check         check the chosen shape, its foldings and the common defaults
 //                             against the reference (exit 77 without a GPU)
-//   stencil3d --search        time every block shape X*Y*Z = 1024 (powers of two, Z <= 64),
+//   stencil3d --search        time every block shape X*Y*Z = threads (1024 unless --threads; powers of two, Z <= 64),
 //                             unfolded and folded 2y / 2z, and compare with the chosen one;
 //                             then time the chosen and the 4 fastest others again, in turn
 //                             (7 rounds), and compare those medians ("confirmed")
 //   options: --grid NX NY NZ (repeatable; replaces the default grids), --csv FILE (--search),
-//            --repeats N (timed runs per shape, median reported; default 7)
+//            --repeats N (timed runs per shape, median reported; default 7),
+//            --threads N (threads per block, a power of two from 64 to 1024; default 1024)
 #include "stencil.cuh"
 
 #include <gpu_topology_stencil.hpp>
@@ -27,7 +28,7 @@
 namespace {
 
 constexpr int kNoGpu = 77;
-constexpr std::uint32_t kThreadsPerBlock = 1024;
+constexpr std::uint32_t kDefaultThreadsPerBlock = 1024;
 
 void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
@@ -177,11 +178,11 @@ struct Problem {
     }
 };
 
-std::vector<stencil_block> every_block() {
+std::vector<stencil_block> every_block(std::uint32_t threads) {
     std::vector<stencil_block> blocks;
-    for (std::uint32_t x = 1; x <= kThreadsPerBlock; x *= 2)
-        for (std::uint32_t y = 1; x * y <= kThreadsPerBlock; y *= 2) {
-            const std::uint32_t z = kThreadsPerBlock / (x * y);
+    for (std::uint32_t x = 1; x <= threads; x *= 2)
+        for (std::uint32_t y = 1; x * y <= threads; y *= 2) {
+            const std::uint32_t z = threads / (x * y);
             if (z > 64) continue;
             for (const auto [fy, fz] : {std::pair{1u, 1u}, std::pair{2u, 1u}, std::pair{1u, 2u}})
                 blocks.push_back({x, y, z, fy, fz});
@@ -222,10 +223,10 @@ int run_check(const std::vector<Grid>& grids) {
     return failures == 0 ? 0 : 1;
 }
 
-int run_chosen(const std::vector<Grid>& grids, int repeats) {
+int run_chosen(const std::vector<Grid>& grids, int repeats, std::uint32_t threads) {
     for (const auto& g : grids) {
         Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
         const double error = problem.error_of(chosen);
         if (!(error <= 1e-12)) throw std::runtime_error("the chosen shape computes wrong results: " + std::to_string(error));
         std::printf("%dx%dx%d: block %s, %.1f GLup/s (checked: max |error| %.1e)\n  %s\n", g.nx, g.ny, g.nz,
@@ -247,7 +248,7 @@ struct Timed {
     double confirmed = 0;  // 0: not confirmed
 };
 
-int run_search(const std::vector<Grid>& grids, int repeats, const std::string& csv_path) {
+int run_search(const std::vector<Grid>& grids, int repeats, const std::string& csv_path, std::uint32_t threads) {
     std::ofstream csv;
     if (!csv_path.empty()) {
         csv.open(csv_path);
@@ -255,11 +256,11 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         csv << "grid,x,y,z,fold_y,fold_z,glups,model_l2_bytes,model_dram_bytes,layer_y,layer_z,fits_l1,chosen,"
                "confirmed_glups\n";
     }
-    const auto blocks = every_block();
+    const auto blocks = every_block(threads);
     bool any_wrong = false;  // a wrong result fails the search, after every grid has been searched
     for (const auto& g : grids) {
         Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
         const std::string name = std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
         std::vector<Timed> timed;
         int wrong = 0;
@@ -325,10 +326,10 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         std::printf("  confirmed (%zu shapes, %d rounds): chosen %.1f, best %s %.1f GLup/s   confirmed chosen/best = %.3f\n",
                     confirm.size(), kConfirmRounds, chosen_confirmed, describe(best_confirmed.block).c_str(),
                     best_confirmed.confirmed, chosen_confirmed / best_confirmed.confirmed);
-        // The common defaults outside the 1024-thread search: (8,8,8) has 512 threads.
+        // The common defaults outside this search's thread count (e.g. (8,8,8), 512 threads, beside 1024).
         std::vector<std::pair<stencil_block, double>> defaults;
         for (const auto& d : kDefaults) {
-            if (d.threads() == kThreadsPerBlock) {
+            if (d.threads() == threads) {
                 if (const double rate = rate_of(d, &Timed::glups); rate > 0) defaults.emplace_back(d, rate);
             } else if (problem.error_of(d) <= 1e-12) {
                 defaults.emplace_back(d, problem.glups(d, repeats));
@@ -348,6 +349,7 @@ int main(int argc, char** argv) {
     try {
         std::string mode = "run", csv;
         int repeats = 7;
+        std::uint32_t threads = kDefaultThreadsPerBlock;
         std::vector<Grid> grids;
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -355,6 +357,12 @@ int main(int argc, char** argv) {
                 mode = a.substr(2);
             } else if (a == "--csv" && i + 1 < argc) {
                 csv = argv[++i];
+            } else if (a == "--threads" && i + 1 < argc) {
+                threads = static_cast<std::uint32_t>(std::atoi(argv[++i]));
+                if (threads < 64 || threads > 1024 || (threads & (threads - 1)) != 0) {
+                    std::fprintf(stderr, "stencil3d: --threads needs a power of two from 64 to 1024, not %s\n", argv[i]);
+                    return 2;
+                }
             } else if (a == "--repeats" && i + 1 < argc) {
                 repeats = std::max(1, std::atoi(argv[++i]));
             } else if (a == "--grid" && i + 3 < argc) {
@@ -387,8 +395,8 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(gt::l2.near_size_bytes), double(gt::l2.bandwidth_bytes_per_s) / 1e12,
                     double(gt::dram.bandwidth_bytes_per_s) / 1e12, static_cast<unsigned>(gt::device.sm_count));
         if (mode == "check") return run_check(grids);
-        if (mode == "search") return run_search(grids, repeats, csv);
-        return run_chosen(grids, repeats);
+        if (mode == "search") return run_search(grids, repeats, csv, threads);
+        return run_chosen(grids, repeats, threads);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stencil3d: %s\n", e.what());
         return 1;

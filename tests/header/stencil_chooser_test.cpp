@@ -191,6 +191,7 @@ TEST(StencilChooser, WideGridsTradeTheZHaloForDepth) {
 struct Search {
     std::string card, run, set, grid;
     gt::grid_extent extent{};
+    std::uint32_t threads = 0;                // per block, of every shape searched (stencil3d --threads)
     std::map<std::string, double> glups;      // by "x_y_z_foldy_foldz"
     std::map<std::string, double> confirmed;  // the same, for the confirmed shapes only
 };
@@ -223,6 +224,11 @@ std::vector<Search> recorded_searches() {
             continue;
         }
         Search s{c.at(0), c.at(1), c.at(2), c.at(3)};
+        if (!shapes.empty()) {
+            unsigned x = 0, y = 0, z = 0;
+            if (std::sscanf(shapes.front().c_str(), "%u_%u_%u", &x, &y, &z) == 3) s.threads = x * y * z;
+        }
+        if (s.threads == 0) ADD_FAILURE() << "no block size for " << s.grid << " (a shapes line must come first)";
         std::sscanf(s.grid.c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
                     reinterpret_cast<unsigned long long*>(&s.extent.y), reinterpret_cast<unsigned long long*>(&s.extent.z));
         if (c.size() != shapes.size() + 4) ADD_FAILURE() << "a line of " << c.size() << " cells: " << s.grid;
@@ -263,7 +269,7 @@ TEST(StencilChooser, RecordedSearches) {
     std::map<std::string, std::vector<double>> ratios;  // by set and card
     for (const auto& s : searches) {
         const gt::stencil_machine m = s.card == "h100" ? kH100 : kFull;
-        const auto chosen = gt::choose_star_stencil_block<double>(s.extent, kRadius, 1024, m);
+        const auto chosen = gt::choose_star_stencil_block<double>(s.extent, kRadius, s.threads, m);
         const auto at = s.glups.find(key_of(chosen));
         ASSERT_NE(at, s.glups.end()) << s.grid << ": the chooser picked a shape the search did not time";
         const double one_pass = at->second / best_of(s.glups);
@@ -272,8 +278,8 @@ TEST(StencilChooser, RecordedSearches) {
         ratios[s.set + " " + s.card].push_back(ratio);
         const double floor = 0.92;
         EXPECT_GE(ratio, floor) << s.card << " " << s.run << " " << s.grid;
-        std::printf("%-8s %s %-14s chosen/best %.3f (one pass %.3f)\n", s.set.c_str(), s.card.c_str(), s.grid.c_str(),
-                    ratio, one_pass);
+        std::printf("%-8s %s %-14s %4u threads: chosen/best %.3f (one pass %.3f)\n", s.set.c_str(), s.card.c_str(),
+                    s.grid.c_str(), s.threads, ratio, one_pass);
     }
     double sum = 0;
     std::size_t fitted = 0;
