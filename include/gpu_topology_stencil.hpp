@@ -100,30 +100,31 @@ struct stencil_traffic {
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (326 searches over 172 grids: tests/data/stencil_searches.csv,
+// an H100 and an H200 (451 searches over 221 grids, blocks of 1024 threads and, since
+// runs 77-78, of 512, 256 and 128: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change.
-// After edge tiles were priced as they lie (the latest change), 40 grids per card, 16 of
-// them under 80 points wide: 0.926 (H100) and 0.945 (H200) of the best at worst, 35 and
-// 39 of 40 at 0.95 or more; five of the six misses are grids under 80 points wide and over
-// 1000 tall, where tiles thinner in z than the model's pick ran up to 8 % faster.
-// The figures below are bench/stencil_fit.py --sweep on the 326 fitted searches, each
+// After the last change, 38 grids per card (20 at 1024 threads, 6 each at 512, 256 and
+// 128): 0.931 (H100) and 0.930 (H200) of the best at worst, 4 and 2 below 0.95; the
+// misses at 1024 threads are narrow grids over 1000 tall (H100) and 431x708x144 (H200).
+// The figures below are bench/stencil_fit.py --sweep on the 451 fitted searches, each
 // search's worst pick with one measured bandwidth at a time moved by 3 %; with every
-// parameter as it is, 6 picks are below 0.95 of the best, the worst 0.926.
+// parameter as it is, 15 picks are below 0.95 of the best, the worst 0.926.
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
 //    tiles move few bytes per run. The same for every row: a cheaper run for rows narrower
 //    than a warp (128 B, 2026-11-24) picked 16-wide tiles on wide grids for blocks of 128
-//    and 256 threads, 0.83-0.92 of the best (runs 77-78); Nsight puts 16-wide tiles' L2
-//    cost per byte above wider ones' (runs 60, 75-76), not below.
+//    and 256 threads, 0.85-0.92 of the best (runs 77-78); Nsight puts 16-wide tiles' L2
+//    cost per byte above wider ones' (runs 60, 75-76), not below. 192 leaves 15 picks below
+//    0.95, 160 17, 224 19, 128 25, 256 27.
 inline constexpr double kStencilL2BytesPerRun = 192;
 inline constexpr double kStencilDramBytesPerRun = 64;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
 //    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
-//    swapped) in nearly every search on both cards, where the bytes it moves are the same. Shares
-//    of 0.625 and 0.75 leave 6-7 picks below 0.95, 0.5 9, 0.875 12, 1 36 (worst 0.894). On narrow,
-//    tall grids the z halo seems cheaper still (the misses above; docs/measurements/2026-11-23-stencil.md).
+//    swapped) in nearly every search on both cards, where the bytes it moves are the same. 0.75
+//    leaves 15 picks below 0.95, 0.625 18, 0.875 22, 0.5 24, 1 62 (worst 0.817). On narrow, tall
+//    grids the z halo seems cheaper still (the misses above; docs/measurements/2026-11-23-stencil.md).
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;
@@ -131,15 +132,16 @@ inline constexpr double kStencilLayerShareOfL2 = 0.9;
 //    grows with what lies in between over the next this much of L2 (a partial layer condition).
 //    With a hard edge a tile near it was priced a whole halo apart from its neighbours, and a 3 %
 //    change in a measured bandwidth flipped the pick from 0.955 to 0.828 of the best (967x328x116
-//    on an H100, run 51); every ramp from 0.1 to 0.3 leaves the same 6 picks below 0.95, worst 0.926.
+//    on an H100, run 51); every ramp from 0.1 to 0.3 leaves 14-15 picks below 0.95, worst 0.926.
 inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //  - Threads of a partial tile at the grid's edge that have no point return at once and move no
 //    bytes, yet their block holds its place on the SM until its last warp ends: an idle thread
 //    costs this share of a working one's time. Charged in full (1), the model preferred tiles that
 //    cover a grid's edge tightly over tiles that move fewer bytes, and missed 0.95 of the best on
 //    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
-//    Shares of 0.3 and 0.4 leave 6-7 picks below 0.95, 0.25 8, 0.2 11, 0.5 13, 1 35 (worst 0.786)
-//    and 0, bytes only, 64 (0.844).
+//    0.5 leaves 15 picks below 0.95, 0.7 19, 0.4 20, 0.25-0.3 21-22, 0.2 31, 1 41 (worst 0.850)
+//    and 0, bytes only, 89 (0.844). At 0.3 with a cheaper run for narrow rows (until aa11a7e)
+//    16-wide tiles won on grids 65-79 wide through the discount; now through their few idle lanes.
 inline constexpr double kStencilIdleThreadShare = 0.5;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).

@@ -246,17 +246,17 @@ std::string key_of(const gt::stencil_block& b) {
 // The chosen shape against the fastest measured one; where the search confirmed
 // its fastest shapes and the chosen one (timed again in turn), against those.
 // Fitted grids (and grids seen before the model's last change): 0.926 at worst,
-// 0.988 on average. Grids drawn after it (runs 71-74, seeds 20261136-20261139, 40
-// per card, 16 of them under 80 points wide): 0.926 at worst on the H100, 6 below
-// 0.95 (all but one under 80 points wide and over 1000 tall: 16-wide tiles picked
-// where 64- or 32-wide ones with thin z ran up to 8 % faster), 0.945 on the H200, 1
-// below. The aim, 0.95 on every grid, is not met; these bars hold what was
-// measured, with room for a search's noise (confirming moved single grids by up to
-// 0.03): every grid at least 0.92, at most one in six per card held out below 0.95.
+// 0.986 on average. Grids drawn after it (runs 79-80, seeds 20261142-20261145, 38
+// per card: 20 with blocks of 1024 threads, 6 each of 512, 256 and 128): 0.931 at
+// worst on the H100, 4 below 0.95 (one per block size; at 1024 threads a narrow grid
+// over 1000 tall), 0.930 on the H200, 2 below. The aim, 0.95 on every grid, is not
+// met; these bars hold what was measured, with room for a search's noise (confirming
+// moved single grids by up to 0.03): every grid at least 0.92, at most one in six per
+// card held out below 0.95.
 TEST(StencilChooser, RecordedSearches) {
     if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
     const auto searches = recorded_searches();
-    ASSERT_GE(searches.size(), 406u);
+    ASSERT_GE(searches.size(), 527u);
     for (const char* card : {"h100", "h200"})
         EXPECT_TRUE(std::any_of(searches.begin(), searches.end(),
                                 [&](const Search& s) { return s.card == card && s.set == "held_out"; }))
