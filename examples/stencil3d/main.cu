@@ -203,11 +203,11 @@ std::string model_text(const stencil_block& b, const Grid& g) {
     return text;
 }
 
-int run_check(const std::vector<Grid>& grids) {
+int run_check(const std::vector<Grid>& grids, std::uint32_t threads) {
     int failures = 0;
     for (const auto& g : grids) {
         Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
         std::vector<stencil_block> blocks{chosen, {chosen.x, chosen.y, chosen.z}};
         if (chosen.z % 2 == 0) blocks.push_back({chosen.x, chosen.y, chosen.z / 2, 1, 2});
         if (chosen.y % 2 == 0) blocks.push_back({chosen.x, chosen.y / 2, chosen.z, 2, 1});
@@ -394,7 +394,7 @@ int main(int argc, char** argv) {
                     gt::identity.device_name, static_cast<unsigned long long>(gt::l1.size_bytes),
                     static_cast<unsigned long long>(gt::l2.near_size_bytes), double(gt::l2.bandwidth_bytes_per_s) / 1e12,
                     double(gt::dram.bandwidth_bytes_per_s) / 1e12, static_cast<unsigned>(gt::device.sm_count));
-        if (mode == "check") return run_check(grids);
+        if (mode == "check") return run_check(grids, threads);
         if (mode == "search") return run_search(grids, repeats, csv, threads);
         return run_chosen(grids, repeats, threads);
     } catch (const std::exception& e) {
