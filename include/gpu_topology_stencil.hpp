@@ -25,7 +25,14 @@ namespace gpu_topology {
 // The machine facts the model uses; this_gpu() builds this header's. Tests and
 // what-if studies build their own.
 struct stencil_machine {
-    std::uint64_t l1_bytes;         // L1 per SM (the kernel runs at carveout 0: l1.size_bytes)
+    // L1 per SM. this_gpu(): l1.size_bytes, a kernel at carveout 0 without shared memory. A kernel
+    // with its own shared memory gets less: l1_bytes_at(0, threads, its shared bytes), and the
+    // driver may then hold fewer blocks per SM (at carveout 0 one, l1_launches[].resident_blocks;
+    // cudaOccupancyMaxActiveBlocksPerMultiprocessor): set threads_per_sm to match. The model has no
+    // term for lost occupancy: with 32 or 96 KiB per 1024-thread block every shape ran 33-36 % slower,
+    // and the chooser's picks reached 0.925-0.972 of the best, 6 of 12 grids below 0.95 on each card
+    // (runs 81-82, docs/measurements/2026-11-23-stencil.md).
+    std::uint64_t l1_bytes;
     std::uint64_t l1_bandwidth;     // bytes/s, every SM: what L1 delivers to the loads
     std::uint32_t l1_line_bytes;    // a block's x extent covers whole lines
     std::uint32_t l1_sector_bytes;  // unit of L2 -> L1 transfers

@@ -9,7 +9,10 @@
 //                             (7 rounds), and compare those medians ("confirmed")
 //   options: --grid NX NY NZ (repeatable; replaces the default grids), --csv FILE (--search),
 //            --repeats N (timed runs per shape, median reported; default 7),
-//            --threads N (threads per block, a power of two from 64 to 1024; default 1024)
+//            --threads N (threads per block, a power of two from 64 to 1024; default 1024),
+//            --shared-bytes S (each block also takes S bytes of dynamic shared memory, unused, as a
+//            kernel that stages tiles would: the driver then leaves less L1, and the chooser is given
+//            the L1 the header measured for that kind of launch, l1_bytes_at(0, threads, S))
 #include "stencil.cuh"
 
 #include <gpu_topology_stencil.hpp>
@@ -84,35 +87,49 @@ std::string describe(const stencil_block& b) {
     return s;
 }
 
-void launch(const stencil_block& b, const double* in, double* out, const Grid& g) {
+void launch(const stencil_block& b, const double* in, double* out, const Grid& g, std::uint32_t shared_bytes) {
     const dim3 threads(b.x, b.y, b.z);
     const dim3 blocks((g.nx + b.tile_x() - 1) / b.tile_x(), (g.ny + b.tile_y() - 1) / b.tile_y(),
                       (g.nz + b.tile_z() - 1) / b.tile_z());
     if (b.fold_z == 2)
-        star25<2, true><<<blocks, threads>>>(in, out, g, kCoefficients);
+        star25<2, true><<<blocks, threads, shared_bytes>>>(in, out, g, kCoefficients);
     else if (b.fold_y == 2)
-        star25<2, false><<<blocks, threads>>>(in, out, g, kCoefficients);
+        star25<2, false><<<blocks, threads, shared_bytes>>>(in, out, g, kCoefficients);
     else if (b.fold_y == 1 && b.fold_z == 1)
-        star25<1, false><<<blocks, threads>>>(in, out, g, kCoefficients);
+        star25<1, false><<<blocks, threads, shared_bytes>>>(in, out, g, kCoefficients);
     else
         throw std::invalid_argument("folding " + describe(b) + " is not built");
     check_launch("star25");
 }
 
-// Every kernel runs at carveout 0: no shared memory, the largest L1 (the chooser's l1.size_bytes).
-void prefer_l1() {
-    check(cudaFuncSetAttribute(star25<1, false>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
-    check(cudaFuncSetAttribute(star25<2, false>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
-    check(cudaFuncSetAttribute(star25<2, true>, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
+// Every kernel runs at carveout 0: without --shared-bytes no shared memory and the largest L1 (the
+// chooser's l1.size_bytes); with it, each block also takes its shared memory out of the carveout.
+void prefer_l1(std::uint32_t shared_bytes) {
+    for (const void* kernel : {reinterpret_cast<const void*>(star25<1, false>), reinterpret_cast<const void*>(star25<2, false>),
+                               reinterpret_cast<const void*>(star25<2, true>)}) {
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout");
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)),
+              "dynamic shared memory size");
+    }
 }
+
+// The launches a run makes: threads per block, dynamic shared memory per block, and the machine the
+// chooser reasons about (the header's, with the L1 measured for such a launch).
+struct KernelSetup {
+    std::uint32_t threads;
+    std::uint32_t shared_bytes;
+    gpu_topology::stencil_machine machine;
+};
 
 struct Problem {
     Grid grid;
+    std::uint32_t shared_bytes;  // dynamic shared memory each block of the timed kernel takes
     std::unique_ptr<double[], CudaFree> in, out, reference;
     std::unique_ptr<unsigned long long[], CudaFree> difference;
 
-    explicit Problem(Grid g)
+    Problem(Grid g, std::uint32_t shared)
         : grid(g),
+          shared_bytes(shared),
           in(device_array<double>(g.points_with_halo())),
           out(device_array<double>(g.points_with_halo())),
           reference(device_array<double>(g.points_with_halo())),
@@ -147,7 +164,7 @@ struct Problem {
     // Largest difference between `b`'s result and the reference.
     double error_of(const stencil_block& b) {
         check(cudaMemset(out.get(), 0, grid.points_with_halo() * sizeof(double)), "cudaMemset");
-        launch(b, in.get(), out.get(), grid);
+        launch(b, in.get(), out.get(), grid, shared_bytes);
         check(cudaMemset(difference.get(), 0, sizeof(unsigned long long)), "cudaMemset");
         max_difference<<<dim3((grid.nx + 255) / 256, grid.ny, grid.nz), 256>>>(out.get(), reference.get(), grid,
                                                                               difference.get());
@@ -161,12 +178,12 @@ struct Problem {
 
     // Median GLup/s of `repeats` timed runs after two warm-up runs.
     double glups(const stencil_block& b, int repeats) {
-        for (int i = 0; i < 2; ++i) launch(b, in.get(), out.get(), grid);
+        for (int i = 0; i < 2; ++i) launch(b, in.get(), out.get(), grid, shared_bytes);
         std::vector<double> ms;
         Event begin, end;
         for (int i = 0; i < repeats; ++i) {
             check(cudaEventRecord(begin.get()), "cudaEventRecord");
-            launch(b, in.get(), out.get(), grid);
+            launch(b, in.get(), out.get(), grid, shared_bytes);
             check(cudaEventRecord(end.get()), "cudaEventRecord");
             check(cudaEventSynchronize(end.get()), "cudaEventSynchronize");
             float t = 0;
@@ -203,11 +220,11 @@ std::string model_text(const stencil_block& b, const Grid& g) {
     return text;
 }
 
-int run_check(const std::vector<Grid>& grids, std::uint32_t threads) {
+int run_check(const std::vector<Grid>& grids, const KernelSetup& k) {
     int failures = 0;
     for (const auto& g : grids) {
-        Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
+        Problem problem(g, k.shared_bytes);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, k.threads, k.machine);
         std::vector<stencil_block> blocks{chosen, {chosen.x, chosen.y, chosen.z}};
         if (chosen.z % 2 == 0) blocks.push_back({chosen.x, chosen.y, chosen.z / 2, 1, 2});
         if (chosen.y % 2 == 0) blocks.push_back({chosen.x, chosen.y / 2, chosen.z, 2, 1});
@@ -223,10 +240,10 @@ int run_check(const std::vector<Grid>& grids, std::uint32_t threads) {
     return failures == 0 ? 0 : 1;
 }
 
-int run_chosen(const std::vector<Grid>& grids, int repeats, std::uint32_t threads) {
+int run_chosen(const std::vector<Grid>& grids, int repeats, const KernelSetup& k) {
     for (const auto& g : grids) {
-        Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
+        Problem problem(g, k.shared_bytes);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, k.threads, k.machine);
         const double error = problem.error_of(chosen);
         if (!(error <= 1e-12)) throw std::runtime_error("the chosen shape computes wrong results: " + std::to_string(error));
         std::printf("%dx%dx%d: block %s, %.1f GLup/s (checked: max |error| %.1e)\n  %s\n", g.nx, g.ny, g.nz,
@@ -248,7 +265,7 @@ struct Timed {
     double confirmed = 0;  // 0: not confirmed
 };
 
-int run_search(const std::vector<Grid>& grids, int repeats, const std::string& csv_path, std::uint32_t threads) {
+int run_search(const std::vector<Grid>& grids, int repeats, const std::string& csv_path, const KernelSetup& k) {
     std::ofstream csv;
     if (!csv_path.empty()) {
         csv.open(csv_path);
@@ -256,11 +273,11 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         csv << "grid,x,y,z,fold_y,fold_z,glups,model_l2_bytes,model_dram_bytes,layer_y,layer_z,fits_l1,chosen,"
                "confirmed_glups\n";
     }
-    const auto blocks = every_block(threads);
+    const auto blocks = every_block(k.threads);
     bool any_wrong = false;  // a wrong result fails the search, after every grid has been searched
     for (const auto& g : grids) {
-        Problem problem(g);
-        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, threads);
+        Problem problem(g, k.shared_bytes);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, k.threads, k.machine);
         const std::string name = std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
         std::vector<Timed> timed;
         int wrong = 0;
@@ -329,7 +346,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         // The common defaults outside this search's thread count (e.g. (8,8,8), 512 threads, beside 1024).
         std::vector<std::pair<stencil_block, double>> defaults;
         for (const auto& d : kDefaults) {
-            if (d.threads() == threads) {
+            if (d.threads() == k.threads) {
                 if (const double rate = rate_of(d, &Timed::glups); rate > 0) defaults.emplace_back(d, rate);
             } else if (problem.error_of(d) <= 1e-12) {
                 defaults.emplace_back(d, problem.glups(d, repeats));
@@ -349,7 +366,7 @@ int main(int argc, char** argv) {
     try {
         std::string mode = "run", csv;
         int repeats = 7;
-        std::uint32_t threads = kDefaultThreadsPerBlock;
+        std::uint32_t threads = kDefaultThreadsPerBlock, shared_bytes = 0;
         std::vector<Grid> grids;
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -363,6 +380,13 @@ int main(int argc, char** argv) {
                     std::fprintf(stderr, "stencil3d: --threads needs a power of two from 64 to 1024, not %s\n", argv[i]);
                     return 2;
                 }
+            } else if (a == "--shared-bytes" && i + 1 < argc) {
+                const long bytes = std::atol(argv[++i]);
+                if (bytes < 0 || bytes > 227 * 1024) {
+                    std::fprintf(stderr, "stencil3d: --shared-bytes needs 0 to 232448 bytes, not %s\n", argv[i]);
+                    return 2;
+                }
+                shared_bytes = static_cast<std::uint32_t>(bytes);
             } else if (a == "--repeats" && i + 1 < argc) {
                 repeats = std::max(1, std::atoi(argv[++i]));
             } else if (a == "--grid" && i + 3 < argc) {
@@ -388,15 +412,34 @@ int main(int argc, char** argv) {
             grids = mode == "check" ? std::vector<Grid>{{128, 96, 64}, {64, 64, 64}}
                                     : std::vector<Grid>{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 128}};
         }
-        prefer_l1();
+        prefer_l1(shared_bytes);
+        KernelSetup setup{threads, shared_bytes, gpu_topology::this_gpu()};
+        if (shared_bytes > 0) {
+            // The L1 such a launch gets, as the header measured it; none measured: no answer, not a guess.
+            setup.machine.l1_bytes = gpu_topology::l1_bytes_at(0, threads, shared_bytes);
+            if (setup.machine.l1_bytes == 0) {
+                std::fprintf(stderr, "stencil3d: gpu_topology.hpp measured no launch of %u threads with %u bytes of shared "
+                                     "memory at carveout 0 (l1_launches[]): pick a measured size\n", threads, shared_bytes);
+                return 2;
+            }
+            // And as many resident blocks as the driver holds with that shared memory (one fewer block
+            // per SM changes the chooser's waves and what lies between a tile and its neighbours).
+            int resident = 0;
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, star25<2, true>, int(threads), shared_bytes),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+            setup.machine.threads_per_sm = std::uint32_t(resident > 0 ? resident : 1) * threads;
+            std::printf("each block takes %u B of shared memory: the chooser counts on %llu B of L1 and %d resident "
+                        "blocks of %u threads per SM\n", shared_bytes, static_cast<unsigned long long>(setup.machine.l1_bytes),
+                        resident, threads);
+        }
         namespace gt = gpu_topology;
         std::printf("gpu_topology.hpp: %s, L1 %llu B, near L2 %llu B, L2 %.2f TB/s, DRAM %.2f TB/s, %u SMs\n",
                     gt::identity.device_name, static_cast<unsigned long long>(gt::l1.size_bytes),
                     static_cast<unsigned long long>(gt::l2.near_size_bytes), double(gt::l2.bandwidth_bytes_per_s) / 1e12,
                     double(gt::dram.bandwidth_bytes_per_s) / 1e12, static_cast<unsigned>(gt::device.sm_count));
-        if (mode == "check") return run_check(grids, threads);
-        if (mode == "search") return run_search(grids, repeats, csv, threads);
-        return run_chosen(grids, repeats, threads);
+        if (mode == "check") return run_check(grids, setup);
+        if (mode == "search") return run_search(grids, repeats, csv, setup);
+        return run_chosen(grids, repeats, setup);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stencil3d: %s\n", e.what());
         return 1;
