@@ -3,14 +3,16 @@
 every recorded search before one is changed in the header (which StencilChooser.RecordedSearches
 then checks: that test, on the header itself, is the authority; this is a mirror for exploring).
 
-    bench/stencil_fit.py [--sweep]
+    bench/stencil_fit.py [--sweep] [--shortlist]
 
 Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints chosen / best
 (confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
 below 0.95; then the same with each search's worst pick when one measured bandwidth moves by 3 %
 (a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare,
 kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerRun around their values (the
-plateaus they were chosen on).
+plateaus they were chosen on). --shortlist reports star_stencil_shortlist() instead of the chooser:
+the fastest shape of the list (one-pass rates, as every shape has one) against the best, for 2 to 5
+tiles.
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
@@ -23,7 +25,7 @@ from collections import defaultdict
 PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
                   kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
                   kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
-                  kStencilIdleThreadShare="idle_thread_share")
+                  kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles")
 
 
 def header_parameters(path="include/gpu_topology_stencil.hpp"):
@@ -108,6 +110,45 @@ def time_and_fit(b, g, m, P):
     return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n), per_sm * loaded <= m["l1"]
 
 
+def candidates(g, m, P, threads):
+    """detail::every_stencil_candidate: (block, rank, time) in the chooser's order, x largest first, then y."""
+    out = []
+    x = threads
+    while x >= 1:
+        y = threads // x
+        while y >= 1:
+            z = threads // (x * y)
+            if x * y * z == threads and z <= 64:
+                for fy, fz in ((1, 1), (2, 1), (1, 2)):
+                    t, fits = time_and_fit((x, y, z, fy, fz), g, m, P)
+                    out.append(((x, y, z, fy, fz), 2 * (x * VALUE_BYTES >= m["line"]) + fits, t))
+            y //= 2
+        x //= 2
+    return out
+
+
+def tile_of(b):
+    return b[0], b[1] * b[3], b[2] * b[4]
+
+
+def shortlist(g, m, P, threads=1024, tiles=None):
+    """star_stencil_shortlist: the chooser's tile, then the next best tiles (every block of each), then the default."""
+    tiles = int(P["shortlist_tiles"]) if tiles is None else tiles
+    ranked = candidates(g, m, P, threads)
+    listed = []
+    def add_tile_of(b):
+        listed.extend(c for c in [b] + [c for c, _, _ in ranked if tile_of(c) == tile_of(b)] if c not in listed)
+    add_tile_of(choose(g, m, P, threads))
+    for _ in range(1, tiles):
+        rest = [(-rank, t, b) for b, rank, t in ranked if b not in listed]
+        if not rest:
+            break
+        add_tile_of(min(rest, key=lambda c: c[:2])[2])
+    default_x = min(32, threads)
+    default = (default_x, threads // default_x, 1, 1, 1)
+    return listed + ([default] if default not in listed else [])
+
+
 def choose(g, m, P, threads=1024):
     """choose_star_stencil_block: rows of whole lines (16 doubles or more) first, then tiles that fit L1, then time; of
     one tile and time, the fold along y when an xy plane fits L1, else along z."""
@@ -182,6 +223,15 @@ def main(argv):
     report(evaluate(recorded, machines, HEADER))
     print("the same, each search's worst pick with one bandwidth 3 % lower or higher:")
     report(evaluate(recorded, machines, HEADER, PERTURBATIONS))
+    if "--shortlist" in argv:
+        for tiles in (2, 3, 4, 5):
+            ratios, sizes = defaultdict(list), []
+            for s in recorded:
+                listed = shortlist(s["grid"], machines[s["card"]], HEADER, s["threads"], tiles)
+                sizes.append(len(listed))
+                ratios[(s["set"], s["card"])].append(max(s["rates"].get(b, 0) for b in listed) / max(s["rates"].values()))
+            print(f"star_stencil_shortlist, {tiles} tiles ({min(sizes)}-{max(sizes)} shapes): the fastest of the list")
+            report(ratios)
     if "--sweep" in argv:
         fitted = [s for s in recorded if s["set"] == "fit"]
         for name, values in (("z_halo_row_share", (0.5, 0.625, 0.75, 0.875, 1.0)),

@@ -2,12 +2,14 @@
 """The stencil chooser on recorded searches: per grid, the chosen shape's GLup/s over the best
 shape's and over the common default (32,32,1); a table on stdout and, with --svg FILE, a picture.
 
-    bench/stencil_summary.py SEARCH.csv [SEARCH.csv...] [--svg FILE] [--title TEXT]
+    bench/stencil_summary.py SEARCH.csv [SEARCH.csv...] [--svg FILE] [--title TEXT] [--tuned]
 
 Each SEARCH.csv is what `examples/stencil3d --search --csv` writes: its `chosen` column marks the
 shape the header of that run chose. Where its `confirmed_glups` column is filled (the chosen and the
 fastest shapes timed again in turn, stencil3d's confirmation), the ratio and the picture use those
-rates, and the one-pass ratio is printed beside them. No plotting library is needed (plain SVG).
+rates, and the one-pass ratio is printed beside them. --tuned reports the shape stencil3d's tuning
+picked from the header's short list (its `tuned` column) in place of the chosen one. No plotting
+library is needed (plain SVG).
 """
 import csv
 import sys
@@ -17,21 +19,25 @@ from collections import OrderedDict
 def load(path, card):
     grids = OrderedDict()
     for r in csv.DictReader(open(path)):
-        g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "confirmed": {}, "chosen": None})
+        g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "confirmed": {}, "chosen": None, "tuned": None})
         shape = (int(r["x"]), int(r["y"]), int(r["z"]), int(r["fold_y"]), int(r["fold_z"]))
         g["rates"][shape] = float(r["glups"])
         if r.get("confirmed_glups"):
             g["confirmed"][shape] = float(r["confirmed_glups"])
         if r["chosen"] == "1":
             g["chosen"] = shape
+        if r.get("tuned") == "1":
+            g["tuned"] = shape
     return grids
 
 
 def main(argv):
-    svg, title, files = None, "chosen block shape / best of 168", []
+    svg, title, files, pick = None, "chosen block shape / best of 168", [], "chosen"
     i = 0
     while i < len(argv):
-        if argv[i] == "--svg":
+        if argv[i] == "--tuned":
+            pick = "tuned"; i += 1
+        elif argv[i] == "--svg":
             svg = argv[i + 1]; i += 2
         elif argv[i] == "--title":
             title = argv[i + 1]; i += 2
@@ -41,6 +47,10 @@ def main(argv):
     for path in files:
         card = "h100" if "h100" in path else "h200" if "h200" in path else path
         for grid, g in load(path, card).items():
+            if pick == "tuned":
+                if g["tuned"] is None:
+                    sys.exit(f"{path}: {grid}: no tuned shape (a search from before stencil3d tuned its short list?)")
+                g["chosen"] = g["tuned"]
             if g["chosen"] not in g["rates"]:  # stencil3d leaves out a shape whose result was wrong
                 print(f"{path}: {grid}: the chosen shape has no rate (wrong result?), left out", file=sys.stderr)
                 continue
@@ -52,7 +62,7 @@ def main(argv):
             vs_default = g["rates"][g["chosen"]] / default if default else float("nan")
             rows.append((card, grid, g["chosen"], chosen, best_shape, rates[best_shape], chosen / rates[best_shape],
                          vs_default, one_pass, rates is g["confirmed"]))
-    print("| card | grid | chosen | GLup/s | best | GLup/s | chosen / best | one pass | chosen / (32,32,1) |")
+    print(f"| card | grid | {pick} | GLup/s | best | GLup/s | {pick} / best | one pass | {pick} / (32,32,1) |")
     print("|---|---|---|---:|---|---:|---:|---:|---:|")
     for card, grid, c, cr, b, br, ratio, vs_default, one_pass, confirmed in rows:
         mark = "" if confirmed else " (one pass)"
@@ -60,8 +70,8 @@ def main(argv):
     for card in sorted({r[0] for r in rows}):
         ratios = [r[6] for r in rows if r[0] == card]
         defaults = [r[7] for r in rows if r[0] == card]
-        print(f"{card}: {len(ratios)} grids, chosen/best min {min(ratios):.3f}, mean {sum(ratios) / len(ratios):.3f}, "
-              f"{sum(r >= 0.95 for r in ratios)} at or above 0.95; chosen/(32,32,1) min {min(defaults):.2f}")
+        print(f"{card}: {len(ratios)} grids, {pick}/best min {min(ratios):.3f}, mean {sum(ratios) / len(ratios):.3f}, "
+              f"{sum(r >= 0.95 for r in ratios)} at or above 0.95; {pick}/(32,32,1) min {min(defaults):.2f}")
     if svg:
         width, height, left, top, bottom = 900, 360, 60, 40, 90
         cards = sorted({r[0] for r in rows})

@@ -1,12 +1,15 @@
 // stencil3d: the 25-point star stencil with the block shape gpu_topology.hpp chooses.
 //
 //   stencil3d                 run the chosen shape on each grid, check it, print GLup/s
+//   stencil3d --tune          time the header's short list (star_stencil_shortlist) on each grid and run the
+//                             fastest, as a kernel that can afford a few timed launches would
 //   stencil3d --check         check the chosen shape, its foldings and the common defaults
 //                             against the reference (exit 77 without a GPU)
 //   stencil3d --search        time every block shape X*Y*Z = threads (1024 unless --threads; powers of two, Z <= 64),
 //                             unfolded and folded 2y / 2z, and compare with the chosen one;
 //                             then time the chosen and the 4 fastest others again, in turn
-//                             (7 rounds), and compare those medians ("confirmed")
+//                             (7 rounds), and compare those medians ("confirmed"); the short list is tuned
+//                             first, as --tune does, and its pick confirmed beside them ("tuned")
 //   options: --grid NX NY NZ (repeatable; replaces the default grids), --csv FILE (--search),
 //            --repeats N (timed runs per shape, median reported; default 7),
 //            --threads N (threads per block, a power of two from 64 to 1024; default 1024),
@@ -18,6 +21,7 @@
 #include <gpu_topology_stencil.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -240,6 +244,48 @@ int run_check(const std::vector<Grid>& grids, const KernelSetup& k) {
     return failures == 0 ? 0 : 1;
 }
 
+// The short list's fastest shape on one grid, as a kernel would tune itself: every listed shape
+// timed in turn, kTuneRounds rounds of `repeats` launches (median each), the largest median of
+// its rounds kept. Rounds in turn, so that a slow moment of the GPU falls on every shape alike.
+constexpr int kTuneRounds = 3;
+
+struct Tuned {
+    stencil_block block;
+    double glups = 0;
+    std::uint32_t shapes = 0;
+    double seconds = 0;  // wall time of the tuning, every launch included
+};
+
+Tuned tune(Problem& problem, const Grid& g, int repeats, const KernelSetup& k) {
+    const auto begin = std::chrono::steady_clock::now();
+    const auto list = gpu_topology::star_stencil_shortlist<double>(extent(g), kRadius, k.threads, k.machine);
+    std::vector<std::vector<double>> rounds(list.count);
+    for (int r = 0; r < kTuneRounds; ++r)
+        for (std::uint32_t i = 0; i < list.count; ++i) rounds[i].push_back(problem.glups(list.blocks[i], repeats));
+    Tuned best{list.blocks[0], 0, list.count};
+    for (std::uint32_t i = 0; i < list.count; ++i) {
+        std::nth_element(rounds[i].begin(), rounds[i].begin() + rounds[i].size() / 2, rounds[i].end());
+        if (const double median = rounds[i][rounds[i].size() / 2]; median > best.glups) best = {list.blocks[i], median, list.count};
+    }
+    best.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return best;
+}
+
+int run_tuned(const std::vector<Grid>& grids, int repeats, const KernelSetup& k) {
+    for (const auto& g : grids) {
+        Problem problem(g, k.shared_bytes);
+        const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, k.threads, k.machine);
+        const Tuned tuned = tune(problem, g, repeats, k);
+        const double error = problem.error_of(tuned.block);
+        if (!(error <= 1e-12)) throw std::runtime_error("the tuned shape computes wrong results: " + std::to_string(error));
+        std::printf("%dx%dx%d: block %s, %.1f GLup/s (checked: max |error| %.1e), the fastest of %u listed shapes "
+                    "in %.0f ms; the model's pick %s\n",
+                    g.nx, g.ny, g.nz, describe(tuned.block).c_str(), tuned.glups, error, tuned.shapes, tuned.seconds * 1e3,
+                    describe(chosen).c_str());
+    }
+    return 0;
+}
+
 int run_chosen(const std::vector<Grid>& grids, int repeats, const KernelSetup& k) {
     for (const auto& g : grids) {
         Problem problem(g, k.shared_bytes);
@@ -271,7 +317,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         csv.open(csv_path);
         if (!csv) throw std::runtime_error(csv_path + ": cannot write");
         csv << "grid,x,y,z,fold_y,fold_z,glups,model_l2_bytes,model_dram_bytes,layer_y,layer_z,fits_l1,chosen,"
-               "confirmed_glups\n";
+               "confirmed_glups,tuned\n";
     }
     const auto blocks = every_block(k.threads);
     bool any_wrong = false;  // a wrong result fails the search, after every grid has been searched
@@ -279,6 +325,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         Problem problem(g, k.shared_bytes);
         const auto chosen = gpu_topology::choose_star_stencil_block<double>(extent(g), kRadius, k.threads, k.machine);
         const std::string name = std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
+        const Tuned tuned = tune(problem, g, repeats, k);  // first, as a kernel would, before any shape is searched
         std::vector<Timed> timed;
         int wrong = 0;
         for (const auto& b : blocks) {
@@ -311,9 +358,9 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         for (auto& t : timed) by_rate.push_back(&t);
         std::sort(by_rate.begin(), by_rate.end(), [](const Timed* a, const Timed* b) { return a->glups > b->glups; });
         for (Timed* t : by_rate)
-            if (confirm.size() < kConfirmShapes && !(t->block == chosen)) confirm.push_back(t);
+            if (confirm.size() < kConfirmShapes && !(t->block == chosen) && !(t->block == tuned.block)) confirm.push_back(t);
         for (auto& t : timed)
-            if (t.block == chosen) confirm.push_back(&t);
+            if (t.block == chosen || t.block == tuned.block) confirm.push_back(&t);
         std::vector<std::vector<double>> rounds(confirm.size());
         for (int r = 0; r < kConfirmRounds; ++r)
             for (std::size_t i = 0; i < confirm.size(); ++i) rounds[i].push_back(problem.glups(confirm[i]->block, repeats));
@@ -331,7 +378,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
                     << traffic.layer_condition_y << ',' << traffic.layer_condition_z << ',' << traffic.tile_fits_l1
                     << ',' << (b == chosen) << ',';
                 if (t.confirmed > 0) csv << t.confirmed;
-                csv << '\n';
+                csv << ',' << (b == tuned.block) << '\n';
             }
         const double chosen_rate = rate_of(chosen, &Timed::glups);
         const Timed best = best_by(&Timed::glups), best_confirmed = best_by(&Timed::confirmed);
@@ -343,6 +390,9 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
         std::printf("  confirmed (%zu shapes, %d rounds): chosen %.1f, best %s %.1f GLup/s   confirmed chosen/best = %.3f\n",
                     confirm.size(), kConfirmRounds, chosen_confirmed, describe(best_confirmed.block).c_str(),
                     best_confirmed.confirmed, chosen_confirmed / best_confirmed.confirmed);
+        std::printf("  tuned %-22s (fastest of %u listed, %.0f ms) confirmed %.1f GLup/s   confirmed tuned/best = %.3f\n",
+                    describe(tuned.block).c_str(), tuned.shapes, tuned.seconds * 1e3, rate_of(tuned.block, &Timed::confirmed),
+                    rate_of(tuned.block, &Timed::confirmed) / best_confirmed.confirmed);
         // The common defaults outside this search's thread count (e.g. (8,8,8), 512 threads, beside 1024).
         std::vector<std::pair<stencil_block, double>> defaults;
         for (const auto& d : kDefaults) {
@@ -370,7 +420,7 @@ int main(int argc, char** argv) {
         std::vector<Grid> grids;
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
-            if (a == "--check" || a == "--search") {
+            if (a == "--check" || a == "--search" || a == "--tune") {
                 mode = a.substr(2);
             } else if (a == "--csv" && i + 1 < argc) {
                 csv = argv[++i];
@@ -439,6 +489,7 @@ int main(int argc, char** argv) {
                     double(gt::dram.bandwidth_bytes_per_s) / 1e12, static_cast<unsigned>(gt::device.sm_count));
         if (mode == "check") return run_check(grids, setup);
         if (mode == "search") return run_search(grids, repeats, csv, setup);
+        if (mode == "tune") return run_tuned(grids, repeats, setup);
         return run_chosen(grids, repeats, setup);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stencil3d: %s\n", e.what());

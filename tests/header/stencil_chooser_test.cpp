@@ -297,4 +297,60 @@ TEST(StencilChooser, RecordedSearches) {
     EXPECT_GE(sum / fitted, 0.98);
 }
 
+// The short list: the chooser's pick first, then every block of each listed tile
+// (folded along y and along z alike), the common default last; no block twice,
+// every block of the asked size.
+TEST(StencilShortlist, HoldsThePickItsTilesAndTheDefault) {
+    for (const std::uint32_t threads : {1024u, 512u, 256u, 128u, 64u})
+        for (const gt::grid_extent g : {kCube256, kWide, gt::grid_extent{43, 2052, 486}, gt::grid_extent{600, 600, 200}}) {
+            const auto list = gt::star_stencil_shortlist<double>(g, kRadius, threads, kFull);
+            const std::string where = std::to_string(threads) + " threads, " + std::to_string(g.x) + " wide";
+            ASSERT_GE(list.count, gt::kStencilShortlistTiles) << where;
+            ASSERT_LE(list.count, std::size(list.blocks)) << where;
+            EXPECT_EQ(list.blocks[0], gt::choose_star_stencil_block<double>(g, kRadius, threads, kFull)) << where;
+            const gt::stencil_block common_default{32, threads / 32, 1};
+            EXPECT_EQ(std::count(list.blocks, list.blocks + list.count, common_default), 1) << where;
+            std::vector<std::array<std::uint64_t, 3>> tiles;
+            for (std::uint32_t i = 0; i < list.count; ++i) {
+                const gt::stencil_block& b = list.blocks[i];
+                EXPECT_EQ(b.threads(), threads) << where;
+                EXPECT_EQ(std::count(list.blocks, list.blocks + list.count, b), 1) << where << ": " << key_of(b);
+                tiles.push_back({b.tile_x(), b.tile_y(), b.tile_z()});
+                // Its tile's other folding is listed too.
+                if (b.fold_y == 2 && b.z % 2 == 0) {
+                    const gt::stencil_block other{b.x, b.y * 2, b.z / 2, 1, 2};
+                    EXPECT_EQ(std::count(list.blocks, list.blocks + list.count, other), 1) << where << ": " << key_of(b);
+                }
+            }
+            std::sort(tiles.begin(), tiles.end());
+            const auto distinct = std::unique(tiles.begin(), tiles.end()) - tiles.begin();
+            EXPECT_GE(distinct, gt::kStencilShortlistTiles) << where;
+            EXPECT_LE(distinct, gt::kStencilShortlistTiles + 1) << where << ": the default's tile at most beside them";
+        }
+}
+
+// Timing the short list on the recorded searches: its fastest shape (one-pass rates, which every
+// shape has) against the fastest of all. 0.962 at worst over the 527 searches of both cards, fitted
+// and held out alike (bench/stencil_fit.py --shortlist); the bar leaves room for a search's noise.
+TEST(StencilShortlist, RecordedSearches) {
+    if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
+    const auto searches = recorded_searches();
+    ASSERT_GE(searches.size(), 527u);
+    double worst = 1;
+    for (const auto& s : searches) {
+        const gt::stencil_machine m = s.card == "h100" ? kH100 : kFull;
+        const auto list = gt::star_stencil_shortlist<double>(s.extent, kRadius, s.threads, m);
+        double fastest = 0, best = 0;
+        for (std::uint32_t i = 0; i < list.count; ++i) {
+            const auto at = s.glups.find(key_of(list.blocks[i]));
+            ASSERT_NE(at, s.glups.end()) << s.grid << ": a listed shape the search did not time";
+            fastest = std::max(fastest, at->second);
+        }
+        for (const auto& [shape, rate] : s.glups) best = std::max(best, rate);
+        EXPECT_GE(fastest / best, 0.95) << s.card << " " << s.run << " " << s.grid << " " << s.threads << " threads";
+        worst = std::min(worst, fastest / best);
+    }
+    std::printf("the short list's fastest against the best: %.3f at worst over %zu searches\n", worst, searches.size());
+}
+
 }  // namespace
