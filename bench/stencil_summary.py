@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The stencil chooser on recorded searches: per grid, the chosen shape's GLup/s over the best
-shape's and over the common default (32,32,1); a table on stdout and, with --svg FILE, a picture.
+shape's and over the common default (32,32,1), or (32,T/32,1) for blocks of T threads; a table on
+stdout and, with --svg FILE, a picture.
 
     bench/stencil_summary.py SEARCH.csv [SEARCH.csv...] [--svg FILE] [--title TEXT] [--tuned]
 
@@ -58,11 +59,12 @@ def main(argv):
             rates = g["confirmed"] if g["chosen"] in g["confirmed"] else g["rates"]
             best_shape = max(rates, key=rates.get)
             chosen = rates[g["chosen"]]
-            default = g["rates"].get((32, 32, 1, 1, 1))
+            threads = next(x * y * z for x, y, z, _, _ in g["rates"])  # every shape of a search has one block size
+            default = g["rates"].get((32, threads // 32, 1, 1, 1))  # the common default: 32 wide, one deep
             vs_default = g["rates"][g["chosen"]] / default if default else float("nan")
             rows.append((card, grid, g["chosen"], chosen, best_shape, rates[best_shape], chosen / rates[best_shape],
                          vs_default, one_pass, rates is g["confirmed"]))
-    print(f"| card | grid | {pick} | GLup/s | best | GLup/s | {pick} / best | one pass | {pick} / (32,32,1) |")
+    print(f"| card | grid | {pick} | GLup/s | best | GLup/s | {pick} / best | one pass | {pick} / (32,T/32,1) |")
     print("|---|---|---|---:|---|---:|---:|---:|---:|")
     for card, grid, c, cr, b, br, ratio, vs_default, one_pass, confirmed in rows:
         mark = "" if confirmed else " (one pass)"
@@ -71,7 +73,7 @@ def main(argv):
         ratios = [r[6] for r in rows if r[0] == card]
         defaults = [r[7] for r in rows if r[0] == card]
         print(f"{card}: {len(ratios)} grids, {pick}/best min {min(ratios):.3f}, mean {sum(ratios) / len(ratios):.3f}, "
-              f"{sum(r >= 0.95 for r in ratios)} at or above 0.95; {pick}/(32,32,1) min {min(defaults):.2f}")
+              f"{sum(r >= 0.95 for r in ratios)} at or above 0.95; {pick}/(32,T/32,1) min {min(defaults):.2f}")
     if svg:
         width, height, left, top, bottom = 900, 360, 60, 40, 90
         cards = sorted({r[0] for r in rows})
