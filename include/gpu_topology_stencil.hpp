@@ -358,9 +358,8 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // larger planes up to 18 % slower; on the 134 searches recorded then the rule
 // took the fitted grids below 0.95 from 3 to 2 per card. Other
 // ties keep the first found: x largest, then y.
-// The model alone misses 0.95 of the best shape on about 1 grid in 25 (the
-// figures above kStencilL2BytesPerRun); star_stencil_shortlist() gives a short
-// list to time instead.
+// The model alone misses 0.95 of the best shape on about 1 grid in 15;
+// star_stencil_shortlist() gives a short list to time instead.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block = 1024,
@@ -381,21 +380,28 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 
 // ---- A short list to time, where the model's pick is not enough ---------------
 // The model ranks shapes a few % apart where the measured best is a few % from
-// its pick: over the recorded searches its pick is below 0.95 of the best on 20
-// of 527 (worst 0.926), and its four best tiles hold a shape at 0.962 of the best
-// or better on every one of them (bench/stencil_fit.py --shortlist). So a kernel
-// that can afford a few timed launches times this list on its own grid and keeps
-// the fastest (examples/stencil3d --tune does; Triton's autotuner prunes its
-// configurations with a performance model the same way).
-//  - The list holds the model's kStencilShortlistTiles best tiles, each as every block that
-//    makes it (folded along y and along z: the model cannot tell those apart), the chooser's
-//    pick first, then the common default (32 wide, one deep: (32, 32, 1) at 1024 threads),
-//    so that the fastest of the list is never slower than that default. 3 tiles leave one
-//    search at 0.949 of its best, 2 tiles 11 below 0.95 (worst 0.922), 5 tiles 0.962 as 4.
-inline constexpr std::uint32_t kStencilShortlistTiles = 4;
+// its pick: over the recorded searches its pick is below 0.95 of the best on 46 of
+// 693, 32 of the 230 held out (worst 0.867, docs/measurements/2026-11-23-stencil.md;
+// at 64 threads a block, never fitted, 12 of 18), while the list below
+// holds a shape at 0.962 of the best or better on every one (one-pass rates,
+// bench/stencil_fit.py --shortlist). So a kernel that can afford a few timed launches
+// times this list on its own grid and keeps the fastest (examples/stencil3d --tune
+// does; Triton's autotuner prunes its configurations with a performance model the
+// same way).
+//  - The list hedges the model's rules, not only its times: the chooser's pick first, then the
+//    next kStencilShortlistTiles - 1 tiles by the chooser's ranking, each as every block that
+//    makes it (folded along y and along z: the model cannot tell those apart), then the tile
+//    that would rank first without the rule that every resident block's tile fit L1, then the
+//    common default (32 wide, one deep: (32, 32, 1) at 1024 threads), so that the fastest of the
+//    list is never slower than that default. The rule's tile was added for blocks of 64 threads:
+//    32 resident blocks of 32x2x2 tiles break the rule and ran fastest on 5 of 6 grids per card
+//    (runs 85-87), where 4 tiles by the ranking reached 0.937 at worst. 3 tiles and that one
+//    leave every recorded search at 0.962 or better (9 shapes or fewer), as 4 tiles and it do;
+//    4 tiles without it 0.937, 2 tiles and it 0.949.
+inline constexpr std::uint32_t kStencilShortlistTiles = 3;
 
 struct stencil_shortlist {
-    stencil_block blocks[2 * kStencilShortlistTiles + 1];  // the chooser's pick first
+    stencil_block blocks[2 * (kStencilShortlistTiles + 1) + 1];  // the chooser's pick first
     std::uint32_t count;
 };
 
@@ -416,17 +422,21 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
             if (detail::same_tile(candidates.items[i].block, b) && !listed(candidates.items[i].block))
                 list.blocks[list.count++] = candidates.items[i].block;
     };
-    add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
-    for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) {
-        // The best-ranked candidate whose tile is not listed yet.
+    // The best-ranked candidate whose tile is not listed yet, by `ahead`.
+    const auto next_tile = [&](auto ahead) {
         const detail::stencil_candidate* next = nullptr;
         for (std::uint32_t i = 0; i < candidates.count; ++i) {
             const detail::stencil_candidate& c = candidates.items[i];
-            if (!listed(c.block) && (next == nullptr || detail::ranks_ahead(c, *next))) next = &c;
+            if (!listed(c.block) && (next == nullptr || ahead(c, *next))) next = &c;
         }
-        if (next == nullptr) break;
-        add_tile_of(next->block);
-    }
+        if (next != nullptr) add_tile_of(next->block);
+    };
+    add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
+    for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) next_tile(detail::ranks_ahead);
+    next_tile([](const detail::stencil_candidate& a, const detail::stencil_candidate& b) {
+        const int rows_a = a.rank / 2, rows_b = b.rank / 2;  // the rank without its L1 rule
+        return rows_a > rows_b || (rows_a == rows_b && a.time < b.time);
+    });
     const std::uint32_t default_x = threads_per_block < 32 ? threads_per_block : 32;
     const stencil_block common_default{default_x, threads_per_block / default_x, 1};
     if (!listed(common_default)) list.blocks[list.count++] = common_default;
