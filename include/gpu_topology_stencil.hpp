@@ -304,7 +304,7 @@ namespace detail {
 inline constexpr std::uint32_t kMaxStencilCandidates = 11 * 11 * 3;
 struct stencil_candidate {
     stencil_block block;
-    int rank;       // the rules it meets, weighed: rows of whole L1 lines 2, tile fits L1 1
+    int rank;       // 1 where its rows are whole L1 lines, else 0
     double time;    // star_stencil_traffic(...).seconds_per_update
 };
 struct stencil_candidates {
@@ -327,7 +327,7 @@ GPU_TOPOLOGY_HD constexpr stencil_candidates every_stencil_candidate(const grid_
                 const stencil_block b{x, y, z, f[0], f[1]};
                 const auto t = star_stencil_traffic<T>(b, g, radius, m);
                 const bool rows = x * sizeof(T) >= m.l1_line_bytes;
-                c.items[c.count++] = {b, 2 * rows + t.tile_fits_l1, t.seconds_per_update};
+                c.items[c.count++] = {b, rows, t.seconds_per_update};
             }
         }
     }
@@ -336,7 +336,7 @@ GPU_TOPOLOGY_HD constexpr stencil_candidates every_stencil_candidate(const grid_
 GPU_TOPOLOGY_HD constexpr bool same_tile(const stencil_block& a, const stencil_block& b) {
     return a.tile_x() == b.tile_x() && a.tile_y() == b.tile_y() && a.tile_z() == b.tile_z();
 }
-// Ranked ahead: meets more of the rules, or as many in less time.
+// Ranked ahead: meets the rule the other breaks, or as it does in less time.
 GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const stencil_candidate& b) {
     return a.rank > b.rank || (a.rank == b.rank && a.time < b.time);
 }
@@ -345,8 +345,12 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // The block of `threads_per_block` threads (powers of two, at most 64 in z)
 // and the folding (none, 2 in y, 2 in z) with the least time per update by
 // star_stencil_traffic, among blocks whose rows are whole L1 lines (x of at
-// least 16 doubles: a warp loads one 32-wide row or two 16-wide ones) and
-// whose tiles fit L1 (each rule is dropped when no block meets it). A tile may
+// least 16 doubles: a warp loads one 32-wide row or two 16-wide ones; the rule
+// is dropped when no block meets it). Until 2026-11-27 the tiles of every
+// resident block also had to fit L1 together: over 693 recorded searches that
+// rule decided a pick only for blocks of 64 threads (32 resident, whose
+// 32x2x2 tiles break it), 21 times, and took that block size from 7 picks below
+// 0.95 of the best to 17 (runs 85-89); tile_fits_l1 still says. A tile may
 // be larger than the grid: its idle threads are in the time (tail_factor, at
 // kStencilIdleThreadShare), and a 64-wide tile over 50 points idles no more
 // lanes than two 32-wide ones.
@@ -358,7 +362,7 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // larger planes up to 18 % slower; on the 134 searches recorded then the rule
 // took the fitted grids below 0.95 from 3 to 2 per card. Other
 // ties keep the first found: x largest, then y.
-// The model alone misses 0.95 of the best shape on about 1 grid in 15;
+// The model alone misses 0.95 of the best shape on about 1 grid in 20;
 // star_stencil_shortlist() gives a short list to time instead.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
@@ -380,28 +384,23 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 
 // ---- A short list to time, where the model's pick is not enough ---------------
 // The model ranks shapes a few % apart where the measured best is a few % from
-// its pick: over the recorded searches its pick is below 0.95 of the best on 46 of
-// 693, 32 of the 230 held out (worst 0.867, docs/measurements/2026-11-23-stencil.md;
-// at 64 threads a block, never fitted, 12 of 18), while the list below
-// holds a shape at 0.962 of the best or better on every one (one-pass rates,
-// bench/stencil_fit.py --shortlist). So a kernel that can afford a few timed launches
-// times this list on its own grid and keeps the fastest (examples/stencil3d --tune
-// does; Triton's autotuner prunes its configurations with a performance model the
-// same way).
-//  - The list hedges the model's rules, not only its times: the chooser's pick first, then the
-//    next kStencilShortlistTiles - 1 tiles by the chooser's ranking, each as every block that
-//    makes it (folded along y and along z: the model cannot tell those apart), then the tile
-//    that would rank first without the rule that every resident block's tile fit L1, then the
-//    common default (32 wide, one deep: (32, 32, 1) at 1024 threads), so that the fastest of the
-//    list is never slower than that default. The rule's tile was added for blocks of 64 threads:
-//    32 resident blocks of 32x2x2 tiles break the rule and ran fastest on 5 of 6 grids per card
-//    (runs 85-87), where 4 tiles by the ranking reached 0.937 at worst. 3 tiles and that one
-//    leave every recorded search at 0.962 or better (9 shapes or fewer), as 4 tiles and it do;
-//    4 tiles without it 0.937, 2 tiles and it 0.949.
-inline constexpr std::uint32_t kStencilShortlistTiles = 3;
+// its pick: over the recorded searches its pick is below 0.95 of the best on 1 in
+// 20, 1 in 9 of those held out (worst 0.867, docs/measurements/2026-11-23-stencil.md),
+// while the list below holds a shape at 0.962 of the best or better on every one
+// (one-pass rates, bench/stencil_fit.py --shortlist). So a kernel that can afford a
+// few timed launches times this list on its own grid and keeps the fastest
+// (examples/stencil3d --tune does; Triton's autotuner prunes its configurations with
+// a performance model the same way).
+//  - The list holds the model's kStencilShortlistTiles best tiles, the chooser's pick first,
+//    each as every block that makes it (folded along y and along z: the model cannot tell
+//    those apart), then the common default (32 wide, one deep: (32, 32, 1) at 1024 threads),
+//    so that the fastest of the list is never slower than that default. 4 tiles leave every
+//    recorded search at 0.962 of its best or better (9 shapes or fewer), as 5 do; 3 tiles
+//    0.949, 2 tiles 0.922.
+inline constexpr std::uint32_t kStencilShortlistTiles = 4;
 
 struct stencil_shortlist {
-    stencil_block blocks[2 * (kStencilShortlistTiles + 1) + 1];  // the chooser's pick first
+    stencil_block blocks[2 * kStencilShortlistTiles + 1];  // the chooser's pick first
     std::uint32_t count;
 };
 
@@ -422,21 +421,17 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
             if (detail::same_tile(candidates.items[i].block, b) && !listed(candidates.items[i].block))
                 list.blocks[list.count++] = candidates.items[i].block;
     };
-    // The best-ranked candidate whose tile is not listed yet, by `ahead`.
-    const auto next_tile = [&](auto ahead) {
+    add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
+    for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) {
+        // The best-ranked candidate whose tile is not listed yet.
         const detail::stencil_candidate* next = nullptr;
         for (std::uint32_t i = 0; i < candidates.count; ++i) {
             const detail::stencil_candidate& c = candidates.items[i];
-            if (!listed(c.block) && (next == nullptr || ahead(c, *next))) next = &c;
+            if (!listed(c.block) && (next == nullptr || detail::ranks_ahead(c, *next))) next = &c;
         }
-        if (next != nullptr) add_tile_of(next->block);
-    };
-    add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
-    for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) next_tile(detail::ranks_ahead);
-    next_tile([](const detail::stencil_candidate& a, const detail::stencil_candidate& b) {
-        const int rows_a = a.rank / 2, rows_b = b.rank / 2;  // the rank without its L1 rule
-        return rows_a > rows_b || (rows_a == rows_b && a.time < b.time);
-    });
+        if (next == nullptr) break;
+        add_tile_of(next->block);
+    }
     const std::uint32_t default_x = threads_per_block < 32 ? threads_per_block : 32;
     const stencil_block common_default{default_x, threads_per_block / default_x, 1};
     if (!listed(common_default)) list.blocks[list.count++] = common_default;

@@ -64,7 +64,7 @@ TEST(StencilChooser, ChoicesMeetTheRules) {
             EXPECT_EQ(b.threads(), 1024u);
             EXPECT_LE(b.z, 64u);
             EXPECT_GE(b.x * sizeof(double), m.l1_line_bytes) << "rows cover whole L1 lines";
-            EXPECT_TRUE(t.tile_fits_l1);
+            EXPECT_TRUE(t.tile_fits_l1) << "not a rule since 2026-11-27, but what the times pick at 1024 threads";
             EXPECT_GE(t.dram_bytes_per_update, 16.0) << "at least one load and one store of 8 B";
             EXPECT_GE(t.tail_factor, 1.0);
         }
@@ -323,22 +323,19 @@ TEST(StencilShortlist, HoldsThePickItsTilesAndTheDefault) {
             }
             std::sort(tiles.begin(), tiles.end());
             const auto distinct = std::unique(tiles.begin(), tiles.end()) - tiles.begin();
-            EXPECT_GE(distinct, gt::kStencilShortlistTiles + 1) << where << ": the ranking's tiles and the L1 rule's";
-            EXPECT_LE(distinct, gt::kStencilShortlistTiles + 2) << where << ": the default's tile at most beside them";
+            EXPECT_GE(distinct, gt::kStencilShortlistTiles) << where;
+            EXPECT_LE(distinct, gt::kStencilShortlistTiles + 1) << where << ": the default's tile at most beside them";
         }
 }
 
-// Blocks of 64 threads, 32 resident per SM: the 32x2x2 tile breaks the rule that every resident
-// block's tile fit L1, so the chooser ranks it below tiles that keep it, yet it ran fastest on 5 of
-// 6 grids per card (runs 85-87). The list holds it.
-TEST(StencilShortlist, HoldsTheBestTileThatBreaksTheL1Rule) {
+// Blocks of 64 threads, 32 resident per SM: 32x2x2 tiles do not all fit L1 together, yet ran fastest
+// on 5 of 6 grids per card (runs 85-87); the chooser no longer demands that tiles fit, and its
+// times pick them.
+TEST(StencilChooser, SmallBlocksNeedNotFitL1) {
     constexpr gt::grid_extent g{1193, 280, 70};
-    const gt::stencil_block breaker{32, 2, 1, 1, 2};
-    ASSERT_FALSE(gt::star_stencil_traffic<double>(breaker, g, kRadius, kH100).tile_fits_l1);
-    EXPECT_TRUE(gt::star_stencil_traffic<double>(gt::choose_star_stencil_block<double>(g, kRadius, 64, kH100), g, kRadius,
-                                                 kH100).tile_fits_l1);
-    const auto list = gt::star_stencil_shortlist<double>(g, kRadius, 64, kH100);
-    EXPECT_EQ(std::count(list.blocks, list.blocks + list.count, breaker), 1);
+    const auto chosen = gt::choose_star_stencil_block<double>(g, kRadius, 64, kH100);
+    EXPECT_TRUE(chosen.tile_x() == 32 && chosen.tile_y() == 2 && chosen.tile_z() == 2) << key_of(chosen);
+    EXPECT_FALSE(gt::star_stencil_traffic<double>(chosen, g, kRadius, kH100).tile_fits_l1);
 }
 
 // Timing the short list on the recorded searches: its fastest shape (one-pass rates, which every
