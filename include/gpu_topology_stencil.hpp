@@ -325,8 +325,10 @@ GPU_TOPOLOGY_HD constexpr stencil_candidates every_stencil_candidate(const grid_
             for (const auto& f : folds) {
                 if (c.count == kMaxStencilCandidates) return c;
                 const stencil_block b{x, y, z, f[0], f[1]};
-                const int whole_lines = x * sizeof(T) >= m.l1_line_bytes ? 1 : 0;
-                c.items[c.count++] = {b, whole_lines, star_stencil_traffic<T>(b, g, radius, m).seconds_per_update};
+                stencil_candidate& item = c.items[c.count++];
+                item.block = b;
+                item.rank = x * sizeof(T) >= m.l1_line_bytes ? 1 : 0;
+                item.time = star_stencil_traffic<T>(b, g, radius, m).seconds_per_update;
             }
         }
     }
