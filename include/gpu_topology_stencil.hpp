@@ -110,12 +110,14 @@ struct stencil_traffic {
 // an H100 and an H200 (451 searches over 221 grids, blocks of 1024 threads and, since
 // runs 77-78, of 512, 256 and 128: tests/data/stencil_searches.csv,
 // docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change.
-// After the last change, 38 grids per card (20 at 1024 threads, 6 each at 512, 256 and
-// 128): 0.931 (H100) and 0.930 (H200) of the best at worst, 4 and 2 below 0.95; the
-// misses at 1024 threads are narrow grids over 1000 tall (H100) and 431x708x144 (H200).
-// The figures below are bench/stencil_fit.py --sweep on the 451 fitted searches, each
-// search's worst pick with one measured bandwidth at a time moved by 3 %; with every
-// parameter as it is, 15 picks are below 0.95 of the best, the worst 0.926.
+// After the last change to them (aa11a7e), 288 searches held out (runs 79-80 and 83-91,
+// 64 to 1024 threads): 24 picks below 0.95 of the best, the worst 0.878 (H100, 70x354x878)
+// and 0.904 (H200); the misses are narrow grids over 1000 tall and a tile's y/z depth.
+// star_stencil_shortlist() below covers them. The figures below are bench/stencil_fit.py
+// --sweep on the 451 searches fitted then, each search's worst pick with one measured
+// bandwidth at a time moved by 3 %; with every parameter as it is, 15 picks were below 0.95
+// of the best, the worst 0.926. Swept again on the 493 fitted now (2026-11-27, with blocks
+// of 64 threads), every parameter is still at its best value (22 below, the worst 0.867).
 // Each is a behaviour of the memory system, not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
@@ -363,8 +365,8 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // larger planes up to 18 % slower; on the 134 searches recorded then the rule
 // took the fitted grids below 0.95 from 3 to 2 per card. Other
 // ties keep the first found: x largest, then y.
-// The model alone misses 0.95 of the best shape on about 1 grid in 20;
-// star_stencil_shortlist() gives a short list to time instead.
+// The model alone misses 0.95 of the best shape on about 1 grid in 12 it was
+// not fitted on; star_stencil_shortlist() gives a short list to time instead.
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block = 1024,
@@ -385,19 +387,20 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 
 // ---- A short list to time, where the model's pick is not enough ---------------
 // The model ranks shapes a few % apart where the measured best is a few % from
-// its pick: over the recorded searches its pick is below 0.95 of the best on 1 in
-// 20, 1 in 9 of those held out (worst 0.867, docs/measurements/2026-11-23-stencil.md),
-// while the list below holds a shape at 0.962 of the best or better on every one
-// (one-pass rates, bench/stencil_fit.py --shortlist). So a kernel that can afford a
-// few timed launches times this list on its own grid and keeps the fastest
-// (examples/stencil3d --tune does; Triton's autotuner prunes its configurations with
-// a performance model the same way).
+// its pick: over the 781 recorded searches its pick is below 0.95 of the best on 45,
+// 24 of the 288 held out (worst 0.878), while the list below holds a shape at 0.962 of
+// the best or better on every one (one-pass rates, bench/stencil_fit.py --shortlist).
+// So a kernel that can afford a few timed launches times this list on its own grid and
+// keeps the fastest (examples/stencil3d --tune does, in 13-287 ms; Triton's autotuner
+// prunes its configurations with a performance model the same way). Timed so on grids
+// drawn after each change, 64 to 1024 threads a block, 94 per card: 0.964 of the best
+// at worst, never below 0.95 (runs 83-91, docs/measurements/2026-11-23-stencil.md).
 //  - The list holds the model's kStencilShortlistTiles best tiles, the chooser's pick first,
 //    each as every block that makes it (folded along y and along z: the model cannot tell
 //    those apart), then the common default (32 wide, one deep: (32, 32, 1) at 1024 threads),
 //    so that the fastest of the list is never slower than that default. 4 tiles leave every
-//    recorded search at 0.962 of its best or better (9 shapes or fewer), as 5 do; 3 tiles
-//    0.949, 2 tiles 0.922.
+//    recorded search at 0.962 of its best or better (7-9 shapes), as 5 do; 3 tiles 0.949,
+//    2 tiles 0.922.
 inline constexpr std::uint32_t kStencilShortlistTiles = 4;
 
 struct stencil_shortlist {

@@ -245,17 +245,17 @@ std::string key_of(const gt::stencil_block& b) {
 
 // The chosen shape against the fastest measured one; where the search confirmed
 // its fastest shapes and the chosen one (timed again in turn), against those.
-// Fitted grids (and grids seen before the model's last change): 0.926 at worst,
-// 0.986 on average. Held out since (runs 79-80 and 83-87, 230 searches): 32 below
-// 0.95, the worst 0.878 (H100) and 0.867 (H200), 12 of them at 64 threads a block,
-// which the model was never fitted on. The model alone does not reach 0.95 on every
-// grid; the short list does (StencilShortlist below). These bars hold what was
-// measured, with room for a search's noise: every grid at least 0.85, at most one in
-// five per card held out below 0.95.
+// Fitted grids (and grids seen before the model's last change, among them blocks of
+// 64 threads, runs 85-89): 0.867 at worst, 0.985 on average. Held out since (runs
+// 79-80 and 83-91, 288 searches): 24 below 0.95, the worst 0.878 (H100) and 0.904
+// (H200). The model alone does not reach 0.95 on every grid; the short list does
+// (StencilShortlist below). These bars hold what was measured, with room for a
+// search's noise: every grid at least 0.85, at most one in five per card held out
+// below 0.95.
 TEST(StencilChooser, RecordedSearches) {
     if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
     const auto searches = recorded_searches();
-    ASSERT_GE(searches.size(), 693u);
+    ASSERT_GE(searches.size(), 781u);
     for (const char* card : {"h100", "h200"})
         EXPECT_TRUE(std::any_of(searches.begin(), searches.end(),
                                 [&](const Search& s) { return s.card == card && s.set == "held_out"; }))
@@ -339,12 +339,12 @@ TEST(StencilChooser, SmallBlocksNeedNotFitL1) {
 }
 
 // Timing the short list on the recorded searches: its fastest shape (one-pass rates, which every
-// shape has) against the fastest of all. 0.962 at worst over the 693 searches of both cards, fitted
+// shape has) against the fastest of all. 0.962 at worst over the 781 searches of both cards, fitted
 // and held out alike, blocks of 64 to 1024 threads (bench/stencil_fit.py --shortlist).
 TEST(StencilShortlist, RecordedSearches) {
     if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
     const auto searches = recorded_searches();
-    ASSERT_GE(searches.size(), 693u);
+    ASSERT_GE(searches.size(), 781u);
     double worst = 1;
     for (const auto& s : searches) {
         const gt::stencil_machine m = s.card == "h100" ? kH100 : kFull;
