@@ -10,7 +10,7 @@ Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints
 below 0.95; then the same with each search's worst pick when one measured bandwidth moves by 3 %
 (a pick that flips with such noise is not a pick). --sweep also tries kStencilZHaloRowShare,
 kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerRun around their values (the
-plateaus they were chosen on). --shortlist reports star_stencil_shortlist() instead of the chooser:
+plateaus they were chosen on). --shortlist also reports star_stencil_shortlist():
 the fastest shape of the list (one-pass rates, as every shape has one) against the best, for 2 to 5
 tiles.
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
@@ -111,7 +111,8 @@ def time_and_fit(b, g, m, P):
 
 
 def candidates(g, m, P, threads):
-    """detail::every_stencil_candidate: (block, rank, time) in the chooser's order, x largest first, then y."""
+    """detail::for_each_stencil_block with candidate_of: (block, rows of whole lines, time) in the chooser's order,
+    x largest first, then y."""
     out = []
     x = threads
     while x >= 1:
@@ -136,8 +137,10 @@ def shortlist(g, m, P, threads=1024, tiles=None):
     tiles = int(P["shortlist_tiles"]) if tiles is None else tiles
     ranked = candidates(g, m, P, threads)
     listed = []
-    def add_tile_of(b):
-        listed.extend(c for c in [b] + [c for c, _, _ in ranked if tile_of(c) == tile_of(b)] if c not in listed)
+    def add_tile_of(first):  # first, then the other block of its tile
+        for b in [first] + [c for c, _, _ in ranked if tile_of(c) == tile_of(first)]:
+            if b not in listed:
+                listed.append(b)
     add_tile_of(choose(g, m, P, threads))
     for _ in range(1, tiles):
         rest = [(-rank, t, b) for b, rank, t in ranked if b not in listed]  # the best whose tile is not listed
@@ -146,7 +149,7 @@ def shortlist(g, m, P, threads=1024, tiles=None):
         add_tile_of(min(rest, key=lambda c: c[:2])[2])
     default_x = min(32, threads)
     default = (default_x, threads // default_x, 1, 1, 1)
-    return listed + ([default] if default not in listed else [])
+    return listed + ([default] if threads % default_x == 0 and default not in listed else [])
 
 
 def choose(g, m, P, threads=1024):

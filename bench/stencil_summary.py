@@ -33,7 +33,7 @@ def load(path, card):
 
 
 def main(argv):
-    svg, title, files, pick = None, "chosen block shape / best of 168", [], "chosen"
+    svg, title, files, pick = None, None, [], "chosen"
     i = 0
     while i < len(argv):
         if argv[i] == "--tuned":
@@ -44,6 +44,7 @@ def main(argv):
             title = argv[i + 1]; i += 2
         else:
             files.append(argv[i]); i += 1
+    title = title or f"{pick} block shape / best of every shape searched"
     rows = []
     for path in files:
         card = "h100" if "h100" in path else "h200" if "h200" in path else path

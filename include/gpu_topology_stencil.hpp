@@ -107,9 +107,10 @@ struct stencil_traffic {
 };
 
 // The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (451 searches over 221 grids, blocks of 1024 threads and, since
-// runs 77-78, of 512, 256 and 128: tests/data/stencil_searches.csv,
-// docs/measurements/2026-11-23-stencil.md) and checked on grids drawn after each change.
+// an H100 and an H200 (451 searches over 221 grids when they were last changed, blocks of
+// 1024 threads and, since runs 77-78, of 512, 256 and 128; 493 now, with blocks of 64 threads:
+// tests/data/stencil_searches.csv, docs/measurements/2026-11-23-stencil.md) and checked on
+// grids drawn after each change.
 // After the last change to them (aa11a7e), 288 searches held out (runs 79-80 and 83-91,
 // 64 to 1024 threads): 24 picks below 0.95 of the best, the worst 0.878 (H100, 70x354x878)
 // and 0.904 (H200); the misses are narrow grids over 1000 tall and a tile's y/z depth.
@@ -300,48 +301,37 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     return t;
 }
 
-// Every block of `threads_per_block` threads the choosers consider: powers of two, at most 64 in z,
-// unfolded and folded 2 in y or 2 in z (at most 11 * 11 * 3 of them).
 namespace detail {
-inline constexpr std::uint32_t kMaxStencilCandidates = 11 * 11 * 3;
-struct stencil_candidate {
-    stencil_block block;
-    int rank;       // 1 where its rows are whole L1 lines, else 0
-    double time;    // star_stencil_traffic(...).seconds_per_update
-};
-struct stencil_candidates {
-    stencil_candidate items[kMaxStencilCandidates];
-    std::uint32_t count;
-};
-// In the order the chooser tries them: x largest first, then y.
-template <typename T>
-GPU_TOPOLOGY_HD constexpr stencil_candidates every_stencil_candidate(const grid_extent& g, std::uint32_t radius,
-                                                                     std::uint32_t threads_per_block,
-                                                                     const stencil_machine& m) {
+// Every block of `threads_per_block` threads the choosers consider, in the order they try them (x
+// largest first, then y): x * y * z threads, at most 64 in z, unfolded and folded 2 in y or 2 in z.
+// A visitor rather than an array of them, so that device code calling the choosers keeps a small stack.
+template <typename Visit>
+GPU_TOPOLOGY_HD constexpr void for_each_stencil_block(std::uint32_t threads_per_block, Visit&& visit) {
     constexpr std::uint32_t folds[3][2] = {{1, 1}, {2, 1}, {1, 2}};
-    stencil_candidates c{};
     for (std::uint32_t x = threads_per_block; x >= 1; x /= 2) {
         for (std::uint32_t y = threads_per_block / x; y >= 1; y /= 2) {
             const std::uint32_t z = threads_per_block / (x * y);
             if (x * y * z != threads_per_block || z > 64) continue;
-            for (const auto& f : folds) {
-                if (c.count == kMaxStencilCandidates) return c;
-                const stencil_block b{x, y, z, f[0], f[1]};
-                stencil_candidate& item = c.items[c.count++];
-                item.block = b;
-                item.rank = x * sizeof(T) >= m.l1_line_bytes ? 1 : 0;
-                item.time = star_stencil_traffic<T>(b, g, radius, m).seconds_per_update;
-            }
+            for (const auto& f : folds) visit(stencil_block{x, y, z, f[0], f[1]});
         }
     }
-    return c;
+}
+struct stencil_candidate {
+    stencil_block block;
+    bool whole_lines;  // its rows are whole L1 lines (the chooser's one rule)
+    double time;       // star_stencil_traffic(...).seconds_per_update
+};
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_candidate candidate_of(const stencil_block& b, const grid_extent& g,
+                                                        std::uint32_t radius, const stencil_machine& m) {
+    return {b, b.x * sizeof(T) >= m.l1_line_bytes, star_stencil_traffic<T>(b, g, radius, m).seconds_per_update};
 }
 GPU_TOPOLOGY_HD constexpr bool same_tile(const stencil_block& a, const stencil_block& b) {
     return a.tile_x() == b.tile_x() && a.tile_y() == b.tile_y() && a.tile_z() == b.tile_z();
 }
-// Ranked ahead: meets the rule the other breaks, or as it does in less time.
+// Ranked ahead: its rows are whole lines where the other's are not, or, alike in that, it takes less time.
 GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const stencil_candidate& b) {
-    return a.rank > b.rank || (a.rank == b.rank && a.time < b.time);
+    return (a.whole_lines && !b.whole_lines) || (a.whole_lines == b.whole_lines && a.time < b.time);
 }
 }  // namespace detail
 
@@ -350,10 +340,10 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // star_stencil_traffic, among blocks whose rows are whole L1 lines (x of at
 // least 16 doubles: a warp loads one 32-wide row or two 16-wide ones; the rule
 // is dropped when no block meets it). Until 2026-11-27 the tiles of every
-// resident block also had to fit L1 together: over 693 recorded searches that
-// rule decided a pick only for blocks of 64 threads (32 resident, whose
-// 32x2x2 tiles break it), 21 times, and took that block size from 7 picks below
-// 0.95 of the best to 17 (runs 85-89); tile_fits_l1 still says. A tile may
+// resident block also had to fit L1 together: over the 781 recorded searches that
+// rule decides a pick only for blocks of 64 threads (32 resident, whose 32x2x2
+// tiles break it), 25 of 50, and takes that block size from 10 picks below 0.95
+// of the best to 20 (runs 85-91); tile_fits_l1 still says. A tile may
 // be larger than the grid: its idle threads are in the time (tail_factor, at
 // kStencilIdleThreadShare), and a 64-wide tile over 50 points idles no more
 // lanes than two 32-wide ones.
@@ -372,17 +362,17 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
                                                                   std::uint32_t threads_per_block = 1024,
                                                                   const stencil_machine& m = this_gpu()) {
     const bool plane_fits_l1 = (g.x + 2 * radius) * (g.y + 2 * radius) * sizeof(T) <= m.l1_bytes;
-    const auto candidates = detail::every_stencil_candidate<T>(g, radius, threads_per_block, m);
-    if (candidates.count == 0) return {threads_per_block, 1, 1};
-    detail::stencil_candidate best = candidates.items[0];
-    for (std::uint32_t i = 1; i < candidates.count; ++i) {
-        const detail::stencil_candidate& c = candidates.items[i];
-        const bool folds_preferred_axis = plane_fits_l1 ? c.block.fold_y > 1 : c.block.fold_z > 1;
-        const bool tie_won = c.rank == best.rank && c.time == best.time && detail::same_tile(c.block, best.block) &&
-                             folds_preferred_axis;
-        if (detail::ranks_ahead(c, best) || tie_won) best = c;
-    }
-    return best.block;
+    detail::stencil_candidate best{};
+    bool found = false;
+    detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
+        const auto c = detail::candidate_of<T>(b, g, radius, m);
+        const bool folds_preferred_axis = plane_fits_l1 ? b.fold_y > 1 : b.fold_z > 1;
+        const bool tie_won = found && c.whole_lines == best.whole_lines && c.time == best.time &&
+                             detail::same_tile(b, best.block) && folds_preferred_axis;
+        if (!found || detail::ranks_ahead(c, best) || tie_won) best = c;
+        found = true;
+    });
+    return found ? best.block : stencil_block{threads_per_block, 1, 1};
 }
 
 // ---- A short list to time, where the model's pick is not enough ---------------
@@ -403,8 +393,11 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 //    2 tiles 0.922.
 inline constexpr std::uint32_t kStencilShortlistTiles = 4;
 
+// A tile is made by one block (unfolded: the tile holds the block's threads' cells) or by two (folded:
+// twice the cells, 2 in y or 2 in z), so the list holds at most 2 blocks a tile and the default.
 struct stencil_shortlist {
-    stencil_block blocks[2 * kStencilShortlistTiles + 1];  // the chooser's pick first
+    static constexpr std::uint32_t capacity = 2 * kStencilShortlistTiles + 1;
+    stencil_block blocks[capacity];  // the chooser's pick first
     std::uint32_t count;
 };
 
@@ -412,33 +405,39 @@ template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_extent& g, std::uint32_t radius,
                                                                    std::uint32_t threads_per_block = 1024,
                                                                    const stencil_machine& m = this_gpu()) {
-    const auto candidates = detail::every_stencil_candidate<T>(g, radius, threads_per_block, m);
     stencil_shortlist list{};
+    if (threads_per_block == 0) return list;
     const auto listed = [&](const stencil_block& b) {
         for (std::uint32_t i = 0; i < list.count; ++i)
             if (list.blocks[i] == b) return true;
         return false;
     };
-    const auto add_tile_of = [&](const stencil_block& b) {  // b first, then the other blocks of its tile
-        if (!listed(b)) list.blocks[list.count++] = b;
-        for (std::uint32_t i = 0; i < candidates.count; ++i)
-            if (detail::same_tile(candidates.items[i].block, b) && !listed(candidates.items[i].block))
-                list.blocks[list.count++] = candidates.items[i].block;
+    const auto add = [&](const stencil_block& b) {
+        if (!listed(b) && list.count < stencil_shortlist::capacity) list.blocks[list.count++] = b;
+    };
+    const auto add_tile_of = [&](const stencil_block& first) {  // first, then the other block of its tile
+        add(first);
+        detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
+            if (detail::same_tile(b, first)) add(b);
+        });
     };
     add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
     for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) {
-        // The best-ranked candidate whose tile is not listed yet.
-        const detail::stencil_candidate* next = nullptr;
-        for (std::uint32_t i = 0; i < candidates.count; ++i) {
-            const detail::stencil_candidate& c = candidates.items[i];
-            if (!listed(c.block) && (next == nullptr || detail::ranks_ahead(c, *next))) next = &c;
-        }
-        if (next == nullptr) break;
-        add_tile_of(next->block);
+        // The best-ranked block whose tile is not listed yet (a listed tile's blocks are all listed).
+        detail::stencil_candidate next{};
+        bool found = false;
+        detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
+            if (listed(b)) return;
+            const auto c = detail::candidate_of<T>(b, g, radius, m);
+            if (!found || detail::ranks_ahead(c, next)) next = c;
+            found = true;
+        });
+        if (!found) break;
+        add_tile_of(next.block);
     }
+    // The default, where the block size has one: 32 wide (or all of a smaller block), one deep.
     const std::uint32_t default_x = threads_per_block < 32 ? threads_per_block : 32;
-    const stencil_block common_default{default_x, threads_per_block / default_x, 1};
-    if (!listed(common_default)) list.blocks[list.count++] = common_default;
+    if (threads_per_block % default_x == 0) add({default_x, threads_per_block / default_x, 1});
     return list;
 }
 

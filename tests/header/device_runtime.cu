@@ -10,7 +10,7 @@ namespace gt = gpu_topology;
 
 namespace {
 
-constexpr int kOutputs = 6;
+constexpr int kOutputs = 7;
 
 __host__ __device__ void compute(unsigned long long* out, int carveout, unsigned threads, unsigned long long bytes) {
     out[0] = gt::l1_launch_count ? gt::l1_bytes_at(carveout, threads, 0) : 0;
@@ -19,6 +19,8 @@ __host__ __device__ void compute(unsigned long long* out, int carveout, unsigned
     out[3] = gt::layers_fit(bytes / 1024, 1024, gt::l2);
     out[4] = gt::elements_in<double>(gt::l1);
     out[5] = gt::choose_star_stencil_block<double>({unsigned(bytes / 1024), 256, 256}, 4, threads).x;
+    const auto list = gt::star_stencil_shortlist<double>({unsigned(bytes / 1024), 256, 256}, 4, threads);
+    out[6] = list.count * 100000ull + list.blocks[list.count - 1].x * 1000ull + list.blocks[1].x;
 }
 
 __global__ void on_device(unsigned long long* out, int carveout, unsigned threads, unsigned long long bytes) {

@@ -44,6 +44,15 @@ int main() {
                       gt::conflict_free_pitch<float>(33, banks32x4{}) == 33, "padding on 32 x 4 B banks");
     static_assert(gt::column_conflict_ways<double>(16, banks16x8{}) == 32 &&
                       gt::conflict_free_pitch<double>(16, banks16x8{}) == 17, "padding on 16 x 8 B banks");
+    // The stencil choosers at compile time, on a machine of one's own (this header's may lack a fact);
+    // blocks of 64 threads keep the evaluation within every compiler's step limit.
+    constexpr gt::stencil_machine machine{256 * 1024, 30'000'000'000'000ull, 128, 32, 50ull << 20,
+                                          9'000'000'000'000ull, 3'000'000'000'000ull, 132, 2048};
+    constexpr gt::grid_extent grid{256, 256, 256};
+    constexpr auto list = gt::star_stencil_shortlist<double>(grid, 4, 64, machine);
+    static_assert(list.count >= gt::kStencilShortlistTiles && list.count <= gt::stencil_shortlist::capacity &&
+                      list.blocks[0] == gt::choose_star_stencil_block<double>(grid, 4, 64, machine),
+                  "the short list, the chooser's pick first");
     const auto wave = gt::resident_blocks_per_wave(256);
     const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024, 0) : 0;
     std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d\n", gt::identity.device_name, gt::identity.profile_source,
