@@ -6,7 +6,8 @@
 # bench/stencil_grids.py's grids for SEED (COUNT of them, 6 unless given; narrow: 33-79 points wide).
 # The search tunes the short list first, then times every shape and confirms the chosen, the tuned
 # and the fastest ones. Packs CSVs and logs into $OUT/<card>-held-out.tgz and prints, per grid, the
-# confirmed chosen/best and tuned/best.
+# confirmed chosen/best and tuned/best. STENCIL_ARGS adds arguments to every search (e.g.
+# "--shared-bytes 32768": a kernel with its own shared memory); STENCIL_REPEATS sets --repeats (3).
 #   bench/stencil_held_out.sh <card: h100 or h200> THREADS:SEED[/narrow][/COUNT]...
 #   e.g. bench/stencil_held_out.sh h200 1024:20261158//8 1024:20261159/narrow/4 64:20261156
 set -o pipefail
@@ -45,9 +46,10 @@ for draw in "${draws[@]}"; do
   read -r threads seed kind count <<< "$draw"
   [ "$kind" = - ] && kind=""
   grids=$(python3 bench/stencil_grids.py "$seed" "$count" ${kind:+--$kind}) || exit 1
-  name="$CARD-threads$threads-seed$seed${kind:+-$kind}"
+  name="$CARD-threads$threads-seed$seed${kind:+-$kind}$(echo ${STENCIL_ARGS:-} | tr -d ' -' | sed 's/^./-&/')"
   t=$(date +%s)
-  "$W/build/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --threads "$threads" --csv "$W/out/$name.csv" $grids \
+  "$W/build/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --threads "$threads" ${STENCIL_ARGS:-} \
+    --csv "$W/out/$name.csv" $grids \
     > "$W/out/$name.log" 2>&1 || status=1
   echo "== $name ($(( $(date +%s) - t )) s): $grids"
   # A grid without one of the two lines says so rather than borrowing the next grid's.
