@@ -381,10 +381,12 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 // 24 of the 288 held out (worst 0.878), while the list below holds a shape at 0.962 of
 // the best or better on every one (one-pass rates, bench/stencil_fit.py --shortlist).
 // So a kernel that can afford a few timed launches times this list on its own grid and
-// keeps the fastest (examples/stencil3d --tune does, in under 0.3 s; Triton's autotuner
+// keeps the fastest (examples/stencil3d --tune does, in under 0.4 s; Triton's autotuner
 // prunes its configurations with a performance model the same way). Timed so on grids
 // drawn after each change, 64 to 1024 threads a block, 94 per card: 0.964 of the best
-// at worst, never below 0.95 (runs 83-91, docs/measurements/2026-11-23-stencil.md).
+// at worst, never below 0.95 (runs 83-91, docs/measurements/2026-11-23-stencil.md). Not so
+// for a kernel with its own shared memory (one resident block): 0.933 on 1 of 6 grids (run
+// 93, H100), where thin-z tiles the model does not rank won (stencil_machine says why).
 //  - The list holds the model's kStencilShortlistTiles best tiles, the chooser's pick first,
 //    each as every block that makes it (folded along y and along z: the model cannot tell
 //    those apart), then the common default (32 wide, one deep: (32, 32, 1) at 1024 threads),
