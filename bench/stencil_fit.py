@@ -149,7 +149,7 @@ def shortlist(g, m, P, threads=1024, tiles=None):
         add_tile_of(min(rest, key=lambda c: c[:2])[2])
     default_x = min(32, threads)
     default = (default_x, threads // default_x, 1, 1, 1)
-    return listed + ([default] if threads % default_x == 0 and default not in listed else [])
+    return listed + ([default] if default_x and threads % default_x == 0 and default not in listed else [])
 
 
 def choose(g, m, P, threads=1024):
