@@ -346,8 +346,7 @@ TEST(StencilShortlist, OddBlockSizes) {
 
 // Blocks of 64 threads, 32 resident per SM: 32x2x2 tiles do not all fit L1 together, yet ran fastest
 // on 5 of 6 grids per card (runs 85-87); the chooser no longer demands that tiles fit, and its
-// times pick them.
-// With blocks of 1024 threads the times alone keep to tiles that fit.
+// times pick them. With blocks of 1024 threads the times alone keep to tiles that fit.
 TEST(StencilChooser, SmallBlocksNeedNotFitL1) {
     constexpr gt::grid_extent g{1193, 280, 70};
     const auto chosen = gt::choose_star_stencil_block<double>(g, kRadius, 64, kH100);
