@@ -103,16 +103,7 @@ phase_stencil() {
   mkdir -p "$W/st"
   "$W/stencil/stencil3d" --search --repeats "${STENCIL_REPEATS:-3}" --csv "$W/st/stencil-held-$CARD.csv" $grids > "$W/st/search.log" 2>&1
   echo "stencil search rc=$? in $(elapsed "$t") s"
-  # Per grid: its name, the one-pass chosen/best, the confirmed one and the tuned short list's
-  # confirmed one (the last field of stencil3d's "best", "confirmed" and "tuned" lines); a grid that
-  # lacks one says so rather than borrowing the next's.
-  awk 'function flush() { if (grid != "") print grid, "one pass", or_missing(pass), "confirmed", or_missing(conf), "tuned", or_missing(tuned) }
-       function or_missing(v) { return v == "" ? "missing" : v }
-       /^grid / { flush(); grid = $2; pass = ""; conf = ""; tuned = "" }
-       /^  best / { pass = $NF }
-       /^  confirmed / { conf = $NF }
-       /^  tuned / { tuned = $NF }
-       END { flush() }' "$W/st/search.log"
+  awk -f bench/stencil_log_summary.awk "$W/st/search.log"
   tar czf "$RESULT/$CARD-stencil.tgz" -C "$W" st
 }
 

@@ -6,8 +6,9 @@
 # bench/stencil_grids.py's grids for SEED (COUNT of them, 6 unless given; narrow: 33-79 points wide).
 # The search tunes the short list first, then times every shape and confirms the chosen, the tuned
 # and the fastest ones. Packs CSVs and logs into $OUT/<card>-held-out.tgz and prints, per grid, the
-# confirmed chosen/best and tuned/best. STENCIL_ARGS adds arguments to every search (e.g.
-# "--shared-bytes 32768": a kernel with its own shared memory); STENCIL_REPEATS sets --repeats (3).
+# one-pass and confirmed chosen/best and the confirmed tuned/best (bench/stencil_log_summary.awk).
+# STENCIL_ARGS adds arguments to every search (e.g. "--shared-bytes 32768": a kernel with its own
+# shared memory); STENCIL_REPEATS sets --repeats (3).
 #   bench/stencil_held_out.sh <card: h100 or h200> THREADS:SEED[/narrow][/COUNT]...
 #   e.g. bench/stencil_held_out.sh h200 1024:20261158//8 1024:20261159/narrow/4 64:20261156
 set -o pipefail
@@ -52,11 +53,6 @@ for draw in "${draws[@]}"; do
     --csv "$W/out/$name.csv" $grids \
     > "$W/out/$name.log" 2>&1 || status=1
   echo "== $name ($(( $(date +%s) - t )) s): $grids"
-  # A grid without one of the two lines says so rather than borrowing the next grid's.
-  awk 'function flush() { if (g != "") print "  " g, "chosen/best", (c == "" ? "missing" : c), "tuned/best", (u == "" ? "missing" : u) }
-       /^grid / { flush(); g = $2; c = ""; u = "" }
-       /^  confirmed / { c = $NF }
-       /^  tuned / { u = $NF }
-       END { flush() }' "$W/out/$name.log"
+  awk -f bench/stencil_log_summary.awk "$W/out/$name.log"
 done
 exit $status
