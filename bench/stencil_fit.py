@@ -69,14 +69,13 @@ def axis_parts(n, tile):
     return [(extent, count) for extent, count in ((tile, whole), (rest, 1)) if extent and count]
 
 
-def time_and_fit(b, g, m, P):
-    """star_stencil_traffic(...): seconds_per_update, and tile_fits_l1."""
+def seconds_per_update(b, g, m, P):
+    """star_stencil_traffic(...).seconds_per_update (tile_fits_l1 ranks nothing since 2026-11-27)."""
     x, y, z, fy, fz = b
     r, s = RADIUS, VALUE_BYTES
     tx, ty, tz = x, y * fy, z * fz
     cells = tx * ty * tz
     core_row = lambda wide: 2 * up(r * s, m["sector"]) + up(wide * s, m["sector"])
-    loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
     per_sm = m["tps"] // (x * y * z)
     in_flight = 2 * m["sms"] * (per_sm or 1) * 2 * cells * s
     row_x, row_y, row_z = up(g[0], tx), up(g[1], ty), up(g[2], tz)
@@ -107,7 +106,7 @@ def time_and_fit(b, g, m, P):
     l1, l2, dram = l1 / points / m["l1bw"], l2 / points / m["l2bw"], dram / points / m["drambw"]
     n = P["norm"]
     idle = 1 + P["idle_thread_share"] * (row_x * row_y * row_z / points - 1)
-    return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n), per_sm * loaded <= m["l1"]
+    return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n)
 
 
 def candidates(g, m, P, threads):
@@ -121,7 +120,7 @@ def candidates(g, m, P, threads):
             z = threads // (x * y)
             if x * y * z == threads and z <= 64:
                 for fy, fz in ((1, 1), (2, 1), (1, 2)):
-                    t, _ = time_and_fit((x, y, z, fy, fz), g, m, P)
+                    t = seconds_per_update((x, y, z, fy, fz), g, m, P)
                     out.append(((x, y, z, fy, fz), int(x * VALUE_BYTES >= m["line"]), t))
             y //= 2
         x //= 2
