@@ -5,6 +5,9 @@
 // engines and device_commands.cpp: it renders, shows, draws, validates,
 // compares and writes the docs, and says so when asked for anything else.
 #include "cli/args.hpp"
+#if !GPU_TOPOLOGY_RENDER_ONLY
+#include "cli/simulate_commands.hpp"
+#endif
 #include "util/text.hpp"
 #include "version.hpp"
 
@@ -31,7 +34,8 @@ int needs_full_probe(const Args& args) {
     return args.command == "replay" ? kFailure : kNoGpu;
 }
 constexpr auto cmd_probe = needs_full_probe, cmd_replay = needs_full_probe, cmd_identity = needs_full_probe,
-               cmd_check = needs_full_probe;
+               cmd_check = needs_full_probe, cmd_simulate = needs_full_probe, cmd_simulate_compare = needs_full_probe,
+               cmd_simulate_table = needs_full_probe;
 constexpr const char* kBuildKind = " (render only)";
 #else
 constexpr const char* kBuildKind = "";
@@ -42,6 +46,8 @@ int run(const Args& args) {
         {"probe", cmd_probe},     {"replay", cmd_replay}, {"identity", cmd_identity}, {"render", cmd_render},
         {"show", cmd_render},     {"validate", cmd_validate}, {"check", cmd_check},
         {"docs", cmd_docs},       {"compare", cmd_compare}, {"svg", cmd_svg},
+        {"simulate", cmd_simulate}, {"simulate-compare", cmd_simulate_compare},
+        {"simulate-table", cmd_simulate_table},
         {"version", [](const Args&) {
              std::printf("gpu-topology-probe %s%s\n", std::string(gpu_topology::kProbeVersion).c_str(), kBuildKind);
              return 0;

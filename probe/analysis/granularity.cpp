@@ -31,8 +31,27 @@ std::optional<double> two_class_threshold(std::span<const double> samples) {
     return best;
 }
 
+namespace {
+
+// The two-class threshold of the samples, leaving out a slow class too small
+// to be fetches: a load or two an interrupt delayed by thousands of cycles
+// would otherwise be the slow class alone. At most twice.
+std::optional<double> fetch_threshold(std::span<const double> cycles) {
+    std::vector<double> kept(cycles.begin(), cycles.end());
+    for (int round = 0; round < 3; ++round) {
+        const auto threshold = two_class_threshold(kept);
+        if (!threshold) return std::nullopt;
+        const auto slow = std::count_if(kept.begin(), kept.end(), [&](double c) { return c > *threshold; });
+        if (slow >= 3 || round == 2) return threshold;
+        std::erase_if(kept, [&](double c) { return c > *threshold; });
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std::uint32_t stride_bytes) {
-    const auto threshold = two_class_threshold(cycles);
+    const auto threshold = fetch_threshold(cycles);
     if (!threshold) return std::nullopt;
     std::vector<std::size_t> slow;
     std::vector<double> slow_cycles, fast_cycles;

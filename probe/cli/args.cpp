@@ -44,6 +44,16 @@ commands:
             with a node profile and --all-devices, every device of it
   compare   PROFILE REFERENCE...
             fail when PROFILE vouches for a value outside the references' spread
+  simulate  --arch FILE [--seed N] [--busy] [--output FILE|-] [--level quick|full] [--raw DIR] [--quiet]
+            run the probe on the GPU a description names (docs/simulated-architectures.md);
+            the profile says "simulated:FILE" and fails when it vouches for a value the
+            description contradicts. --busy: another workload comes and goes
+  simulate-compare PROFILE --arch FILE [--all]
+            judge a profile against a description, quantity by quantity: a simulated one
+            at a real card's tolerance, a measured one also with the description's
+            allowances for sources that measured another way
+  simulate-table DIR [--output FILE] [--seed N] [--quiet]
+            simulate every description in DIR and write the table of verdicts
   docs      [--output FILE] [--list]
             the table of quantities (docs/quantities.md); --list: one line each,
             "NAME path object member shape", for scripts
@@ -73,6 +83,10 @@ const std::map<std::string, CommandSpec> kCommands{
     {"validate", {{}, 1}},
     {"check", {{{"--device", true}, {"--identity-only", false}, {"--all-devices", false}}, 1}},
     {"docs", {{{"--output", true}, {"--list", false}}, 0}},
+    {"simulate", {{{"--arch", true}, {"--seed", true}, {"--busy", false}, {"--output", true}, {"--level", true}, {"--raw", true},
+                   {"--quiet", false}}, 0}},
+    {"simulate-compare", {{{"--arch", true}, {"--all", false}}, 1}},
+    {"simulate-table", {{{"--output", true}, {"--seed", true}, {"--quiet", false}}, 1}},
     {"version", {{}, 0}},
 };
 

@@ -158,7 +158,7 @@ Json unmeasured_json(const Quantity& q, const std::string& reason) {
 Json to_json(const Topology& topology) {
     Json root = Json::object();
     root["schema"] = kSchema;
-    root["source"] = "measured";
+    root["source"] = topology.source;
     root["probe"] = probe_json(topology.probe);
     auto& device = root["device"];
     device["index"] = topology.device.index;

@@ -175,6 +175,9 @@ public:
     // than L2, ...) is not a fact: it becomes unmeasured, its number kept in the reason.
     void enforce_relations();
 
+    // Where the values come from: "measured" on a device, or "simulated:<description>"
+    // by the simulated engine (never a device's facts).
+    std::string source = "measured";
     ProbeRecord probe;
     DeviceRecord device;
     Conditions conditions;

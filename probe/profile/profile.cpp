@@ -255,11 +255,16 @@ public:
         if (seconds && (!seconds->is_number() || !(seconds->as_number() > 0 && seconds->as_number() <= 60)))
             fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
     }
-    // A profile is what the probe measured; "stored:<file>" is what CMake says of
-    // one it did not measure here (render --source), never the profile's own claim.
+    // A profile is what the probe measured, or simulated on a described GPU
+    // ("simulated:<description>"); "stored:<file>" is what CMake says of one it
+    // did not measure here (render --source), never the profile's own claim.
     void source() {
-        if (const Json* s = require("source", "string"); s && s->as_string() != "measured")
-            fail("source", "expected \"measured\" (a stored profile is named stored:<file> by the configure that uses it)", s);
+        const Json* s = require("source", "string");
+        if (!s) return;
+        const std::string& text = s->as_string();
+        const bool simulated = text.rfind("simulated:", 0) == 0 && text.size() > 10;
+        if (text != "measured" && !simulated)
+            fail("source", "expected \"measured\" or \"simulated:<description>\" (a stored profile is named stored:<file> by the configure that uses it)", s);
     }
     // The hierarchy curve: [footprint, p50 cycles] pairs in ascending footprint,
     // and [last before, first after] footprint pairs of its change points.

@@ -32,7 +32,8 @@ std::string source_of(const Json& root, const RenderContext& context) {
     return context.profile_source.empty() ? string_at(root, "source") : context.profile_source;
 }
 
-bool is_stored(const std::string& source) { return source.rfind("stored:", 0) == 0; }
+// Not measured on this machine: a stored profile, or a simulated one (a described GPU, never a device).
+bool is_stored(const std::string& source) { return source.rfind("stored:", 0) == 0 || source.rfind("simulated:", 0) == 0; }
 
 std::string_view cxx_type(HeaderType type) {
     switch (type) {

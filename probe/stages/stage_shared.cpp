@@ -161,6 +161,13 @@ void run_dsmem(ProbeContext& ctx) {
         per_size.emplace_back("cluster_" + std::to_string(size) + "_bytes_per_s", std::round(median));
         if (best_rates.empty() || median > analysis::median(best_rates)) best_rates = rates, best_size = size;
     }
+    if (per_size.empty()) {
+        ctx.set(id("DSMEM_BANDWIDTH_BYTES_PER_S"),
+                model::unmeasured("no cluster of the 1024-thread read kernel could be launched"));
+        ctx.progress.done("remote " + cycles(remote_summary) + ", local " + cycles(local_summary) + ", up to " +
+                          std::to_string(largest) + " blocks; no cluster read ran");
+        return;
+    }
     auto bandwidth = bandwidth_result(best_rates, "every block of as many clusters as fit reads 64 KiB of the next "
                                                   "block's shared memory 256 times (ld.shared::cluster.v4, 1024 "
                                                   "threads); the best cluster size (" +

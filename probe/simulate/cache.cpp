@@ -1,0 +1,122 @@
+#include "cache.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gpu_topology::simulate {
+namespace {
+
+// Beyond this many blocks or lines a count would take long: a ring no stage makes.
+constexpr std::uint64_t kMostSteps = std::uint64_t(1) << 24;
+
+}  // namespace
+
+LineRun lines_of(std::uint64_t offset, std::uint64_t stride, std::uint64_t elements, std::uint64_t line_bytes) {
+    if (elements == 0 || stride == 0) return {offset / line_bytes, 1, 0};
+    if (stride % line_bytes == 0) return {offset / line_bytes, stride / line_bytes, elements};
+    if (line_bytes % stride == 0) {
+        const std::uint64_t first = offset / line_bytes, last = (offset + (elements - 1) * stride) / line_bytes;
+        return {first, 1, last - first + 1};
+    }
+    throw std::invalid_argument("the simulated engine models rings whose stride (" + std::to_string(stride) +
+                                " B) divides or is a multiple of the line (" + std::to_string(line_bytes) + " B)");
+}
+
+CacheLevel::CacheLevel(const CacheGeometry& g, std::uint64_t bytes, std::uint32_t line_bytes, SetIndex index,
+                       std::uint64_t salt)
+    : lines_(std::max<std::uint64_t>(1, bytes / line_bytes)), line_bytes_(line_bytes), index_(index),
+      replacement_(g.replacement), salt_(salt) {
+    if (g.sets) sets_ = std::min<std::uint64_t>(g.sets, lines_);
+    else if (g.ways) sets_ = std::max<std::uint64_t>(1, lines_ / g.ways);
+    else sets_ = 1;
+}
+
+std::uint64_t CacheLevel::set_of(std::uint64_t line) const {
+    if (index_ == SetIndex::modulo) return line % sets_;
+    return (line % sets_ + mix((line / sets_) ^ salt_) % sets_) % sets_;
+}
+
+std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out) const {
+    if (run.count == 0) return 0;
+    const std::uint64_t last = run.first + (run.count - 1) * run.step;
+    std::uint64_t n = 0;
+    const auto take = [&](std::uint64_t line) {
+        ++n;
+        if (out) out->push_back(line);
+    };
+    if (run.step >= sets_) {  // every line in a block of its own: look at each
+        if (run.count > kMostSteps) throw std::logic_error("simulated cache: a ring of too many lines to count");
+        for (std::uint64_t i = 0; i < run.count; ++i)
+            if (set_of(run.first + i * run.step) == set) take(run.first + i * run.step);
+        return n;
+    }
+    const std::uint64_t first_block = run.first / sets_, last_block = last / sets_;
+    if (last_block - first_block > kMostSteps) throw std::logic_error("simulated cache: a ring of too many blocks to count");
+    for (std::uint64_t b = first_block; b <= last_block; ++b) {
+        // The one line of block b in `set`, and whether the run touches it.
+        const std::uint64_t shift = index_ == SetIndex::modulo ? 0 : mix(b ^ salt_) % sets_;
+        const std::uint64_t line = b * sets_ + (set + sets_ - shift) % sets_;
+        if (line < run.first || line > last || (line - run.first) % run.step != 0) continue;
+        take(line);
+    }
+    return n;
+}
+
+bool SetPlay::access(std::uint64_t line) {
+    const auto at = std::find(slots_.begin(), slots_.end(), line);
+    if (at != slots_.end()) {
+        if (policy_ == Replacement::lru) std::rotate(at, at + 1, slots_.end());  // most recent last
+        return true;
+    }
+    if (slots_.size() < ways_) {
+        slots_.push_back(line);
+    } else if (policy_ == Replacement::lru) {
+        slots_.erase(slots_.begin());
+        slots_.push_back(line);
+    } else {
+        slots_[random_.below(slots_.size())] = line;
+    }
+    return false;
+}
+
+SteadyState::SetState& SteadyState::state(std::uint64_t set) {
+    const auto found = sets_.find(set);
+    if (found != sets_.end()) return found->second;
+    SetState s;
+    s.ways = level_.ways(set);
+    s.lines = level_.count(run_, set);
+    return sets_.emplace(set, std::move(s)).first->second;
+}
+
+bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
+    const std::uint64_t set = level_.set_of(line);
+    SetState& s = state(set);
+    if (s.lines <= s.ways) return true;
+    if (level_.replacement() == Replacement::lru || s.ways == 0) return false;
+    if (!s.played) {
+        PlayedSet p;
+        level_.count(run_, set, &p.order);
+        std::stable_sort(p.order.begin(), p.order.end(),
+                         [&](std::uint64_t a, std::uint64_t b) { return visit_of_(a) < visit_of_(b); });
+        s.played = std::move(p);
+    }
+    auto& p = *s.played;
+    if (p.passes.size() <= timed_pass) {
+        // Play from the start: warm passes, then every timed pass up to this one.
+        SetPlay play(s.ways, level_.replacement(), mix(seed_ ^ mix(set)));
+        p.passes.clear();
+        for (std::uint32_t w = 0; w < warm_; ++w)
+            for (const auto l : p.order) play.access(l);
+        for (std::uint64_t t = 0; t <= timed_pass; ++t) {
+            std::vector<bool> hits;
+            hits.reserve(p.order.size());
+            for (const auto l : p.order) hits.push_back(play.access(l));
+            p.passes.push_back(std::move(hits));
+        }
+    }
+    const auto at = std::find(p.order.begin(), p.order.end(), line);
+    return at != p.order.end() && p.passes[timed_pass][std::size_t(at - p.order.begin())];
+}
+
+}  // namespace gpu_topology::simulate

@@ -1,0 +1,280 @@
+#include "expected.hpp"
+
+#include "split.hpp"
+
+#include "../model/agreement.hpp"
+#include "../model/topology.hpp"
+#include "../profile/profile.hpp"
+#include "../util/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gpu_topology::simulate {
+namespace {
+
+using util::MiB;
+
+// The stages' fixed probes that decide whether a quantity can be seen at all
+// (stage_tlb.cpp: rings 64 MiB apart in a span of 1.5 GiB or a quarter of the
+// device, at most 160 elements; strides 64 MiB down to 4 MiB).
+constexpr std::uint64_t kTlbWidestStride = 64 * MiB, kTlbNarrowestStride = 4 * MiB;
+constexpr std::uint64_t kTlbMaxElements = 160;
+
+class Builder {
+public:
+    explicit Builder(const Architecture& a) : a_(a) {}
+    void value(std::string_view name, double v, std::string why) { add(name, v, std::move(why)); }
+    void none(std::string_view name, std::string why) {
+        list_.push_back({std::string(name), std::nullopt, 0, false, std::move(why)});
+    }
+    // A value known to lie in [lo, hi]: its middle, with the half-width added to the tolerance.
+    void range(std::string_view name, double lo, double hi, std::string why) {
+        add(name, (lo + hi) / 2, std::move(why));
+        list_.back().tolerance += (hi - lo) / 2;
+    }
+    void bound(std::string_view name, double v, std::string why) {
+        add(name, v, std::move(why));
+        list_.back().lower_bound = true;
+    }
+    std::vector<Expectation> done() { return std::move(list_); }
+
+private:
+    void add(std::string_view name, double v, std::string why) {
+        const auto& q = model::kQuantities.at(model::find(name));
+        list_.push_back({std::string(name), v, model::agreement_tolerance(q, std::abs(v)), false, std::move(why)});
+    }
+    const Architecture& a_;
+    std::vector<Expectation> list_;
+};
+
+std::string kb(double bytes) { return util::format_number(std::round(bytes / 1024 * 100) / 100) + " KiB"; }
+
+void caches(Builder& b, const Architecture& a) {
+    const auto& u = a.unified;
+    const auto probe_launch = [&](int carveout) { return KernelShape{kernels::ChaseKernel::probe, 0, 32, carveout}; };
+    const double l1_max = double(l1_bytes(a, probe_launch(0)));
+    b.value("L1_SIZE_BYTES", l1_max, "unified " + kb(double(u.bytes)) + " less the split at 0 % (" +
+                                         kb(double(shared_split(a, probe_launch(0)))) + ") and " + kb(double(u.unusable_bytes)) + " unusable");
+    b.value("L1_SIZE_DEFAULT_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(-1))), "the driver's split for the probe's kernel");
+    b.value("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(100))), "the split at 100 %");
+    const double near = a.l2.near.cycles;
+    struct Path {
+        const char* prefix;
+        const UnifiedPath& p;
+    };
+    for (const Path& path : {Path{"L1", u.l1}, Path{"TEXTURE", u.texture}, Path{"READONLY", u.readonly}}) {
+        const std::string pre = path.prefix;
+        if (pre != "L1") b.value(pre + "_SIZE_BYTES", l1_max, "the unified L1 at 0 %");
+        b.value(pre + "_LINE_BYTES", path.p.line_bytes, "described line");
+        b.value(pre + "_SECTOR_BYTES", u.geometry.fill_bytes, "described fill");
+        b.value(pre + "_LATENCY_CYCLES", path.p.hit_cycles, "described hit latency");
+        b.value(pre + "_MISS_LATENCY_CYCLES", near + path.p.miss_extra_cycles, "near L2 plus the path's miss cost");
+        b.value(pre + "_MISS_PENALTY_CYCLES", near + path.p.miss_extra_cycles - path.p.hit_cycles, "miss less hit");
+        b.value(pre + "_PER_SM", u.instances_per_sm, "described instances");
+    }
+    const auto& c = a.constant;
+    b.value("CONSTANT_L1_SIZE_BYTES", double(c.l1.bytes), "described");
+    b.value("CONSTANT_L1_LINE_BYTES", c.l1.line_bytes, "described line");
+    b.value("CONSTANT_L1_SECTOR_BYTES", c.l1.line_bytes, "a miss fills a line");
+    b.value("CONSTANT_L1_LATENCY_CYCLES", c.l1_hit.cycles, "described");
+    b.value("CONSTANT_L1_MISS_PENALTY_CYCLES", c.l15_hit.cycles - c.l1_hit.cycles, "L1.5 hit less L1 hit");
+    b.value("CONSTANT_L1_PER_SM", c.l1_instances_per_sm, "described instances");
+    if (c.l15_beyond_array)
+        b.bound("CONSTANT_L15_SIZE_BYTES", double(a.facts.constant_bytes), "described as larger than the constant memory");
+    else
+        b.value("CONSTANT_L15_SIZE_BYTES", double(c.l15.bytes), "described");
+    b.value("CONSTANT_L15_SECTOR_BYTES", c.l15.line_bytes, "a miss fills a line");
+    b.value("CONSTANT_L15_LATENCY_CYCLES", c.l15_hit.cycles, "described");
+    b.value("CONSTANT_L15_MISS_LATENCY_CYCLES", near + c.miss_extra_cycles, "a first touch of data in near L2");
+    b.value("CONSTANT_L15_MISS_PENALTY_CYCLES", near + c.miss_extra_cycles - c.l15_hit.cycles, "miss less hit");
+
+    const auto& s = a.shared;
+    const double hz = a.sm_clock_khz * 1e3, sms = a.facts.sm_count;
+    b.value("SHARED_LATENCY_CYCLES", s.latency.cycles, "described");
+    b.value("SHARED_BANKS", s.banks, "described");
+    b.value("SHARED_BANK_BYTES", s.bank_bytes, "described");
+    b.value("SHARED_CONFLICT_LATENCY_CYCLES", s.conflict_latency_cycles, "described");
+    b.value("SHARED_CONFLICT_ISSUE_CYCLES", s.conflict_issue_cycles, "described");
+    b.value("SHARED_BANDWIDTH_BYTES_PER_S", s.bandwidth_bytes_per_cycle * hz * sms, "bytes a cycle x clock x SMs");
+    b.value("L1_BANDWIDTH_BYTES_PER_S", u.bandwidth_bytes_per_cycle * hz * sms, "bytes a cycle x clock x SMs");
+}
+
+void l2_and_dram(Builder& b, const Architecture& a) {
+    const auto& l2 = a.l2;
+    // Translation misses of rings beyond a TLB level's reach slow the DRAM plateau (up to 2.5 x L2).
+    double tlb_extra = 0;
+    for (const auto& t : a.tlb)
+        if (double(t.entries) * double(t.coverage_bytes) < 2.5 * double(a.facts.l2_bytes)) tlb_extra += t.miss_cycles;
+    b.value("L2_NEAR_SIZE_BYTES", double(l2.near_bytes), l2.far ? "described near part" : "a uniform L2: all of it");
+    b.value("L2_LINE_BYTES", l2.geometry.line_bytes, "described line");
+    b.value("L2_DRAM_FETCH_BYTES", l2.dram_fetch_bytes, "described");
+    b.value("L2_NEAR_LATENCY_CYCLES", l2.near.cycles, "described");
+    if (l2.far) b.value("L2_FAR_LATENCY_CYCLES", l2.far->cycles, "described");
+    else b.none("L2_FAR_LATENCY_CYCLES", "a uniform L2 has no far part");
+    b.range("DRAM_LATENCY_CYCLES", a.dram.latency.cycles, a.dram.latency.cycles + tlb_extra,
+            tlb_extra > 0 ? "described, plus up to the TLB misses of rings beyond its reach" : "described");
+    b.range("L2_MISS_PENALTY_CYCLES", a.dram.latency.cycles - l2.near.cycles,
+            a.dram.latency.cycles + tlb_extra - l2.near.cycles, "DRAM less near L2");
+    b.value("L2_BANDWIDTH_BYTES_PER_S", std::max(l2.bandwidth_bytes_per_s, l2.far_bandwidth_bytes_per_s.value_or(0)),
+            "described ceiling");
+    b.value("DRAM_BANDWIDTH_BYTES_PER_S", a.dram.bandwidth_bytes_per_s, "described ceiling");
+}
+
+void cluster_and_tlb(Builder& b, const Architecture& a) {
+    if (a.cluster) {
+        b.value("CLUSTER_MAX_BLOCKS", a.cluster->max_blocks, "described");
+        b.value("DSMEM_LATENCY_CYCLES", a.cluster->dsmem.cycles, "described (neighbour block)");
+        if (a.cluster->bandwidth_bytes_per_s > 0)
+            b.value("DSMEM_BANDWIDTH_BYTES_PER_S", a.cluster->bandwidth_bytes_per_s, "described, clusters of 2");
+        else
+            b.none("DSMEM_BANDWIDTH_BYTES_PER_S", "not described");
+    } else {
+        for (const char* q : {"CLUSTER_MAX_BLOCKS", "DSMEM_LATENCY_CYCLES", "DSMEM_BANDWIDTH_BYTES_PER_S"})
+            b.none(q, "no thread block clusters");
+    }
+    if (a.tlb.empty()) {
+        for (const char* q : {"TLB_ENTRIES", "TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", "TLB_MISS_PENALTY_CYCLES"})
+            b.none(q, "no TLB described: no load slows by translation");
+        return;
+    }
+    const auto& t = a.tlb.front();
+    const std::uint64_t span = std::min<std::uint64_t>(1536 * MiB, std::uint64_t(a.facts.global_bytes) / 4);
+    const std::uint64_t longest = std::min(span / kTlbWidestStride, kTlbMaxElements);
+    // Elements 64 MiB apart share an entry when an entry maps more.
+    const double per_entry = std::max(1.0, double(t.coverage_bytes) / double(kTlbWidestStride));
+    const double counted = t.entries * per_entry;
+    if (counted >= double(longest)) {
+        for (const char* q : {"TLB_ENTRIES", "TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", "TLB_MISS_PENALTY_CYCLES"})
+            b.none(q, "more entries than a ring 64 MiB apart can fill in the probe's span");
+        return;
+    }
+    b.value("TLB_ENTRIES", counted, per_entry > 1 ? "entries x (coverage / 64 MiB): elements 64 MiB apart share entries"
+                                                  : "described entries");
+    b.value("TLB_MISS_PENALTY_CYCLES", t.miss_cycles, "described first-level miss");
+    if (t.coverage_bytes < kTlbNarrowestStride * 2 || t.coverage_bytes > kTlbWidestStride) {
+        b.none("TLB_COVERAGE_BYTES", "outside what strides of 4 to 64 MiB resolve");
+        b.none("TLB_REACH_BYTES", "outside what strides of 4 to 64 MiB resolve");
+        return;
+    }
+    b.value("TLB_COVERAGE_BYTES", double(t.coverage_bytes), "described");
+    b.value("TLB_REACH_BYTES", double(t.coverage_bytes) * t.entries, "entries x coverage");
+}
+
+void identity(Builder& b, const Architecture& a) {
+    const auto& f = a.facts;
+    b.value("SM_COUNT", f.sm_count, "API");
+    b.value("CC_MAJOR", f.cc_major, "API");
+    b.value("CC_MINOR", f.cc_minor, "API");
+    b.value("SM_CLOCK_MAX_KHZ", double(f.sm_clock_max_khz), "API");
+    b.value("SM_CLOCK_KHZ", a.sm_clock_khz, "described clock while probing");
+    b.value("L2_SIZE_BYTES", double(f.l2_bytes), "API");
+    b.value("SHARED_SIZE_PER_SM_BYTES", double(f.shared_per_sm_bytes), "API");
+    b.value("DRAM_SIZE_BYTES", double(f.global_bytes), "API");
+}
+
+void sharing(Builder& b) {
+    b.value("L1_TEXTURE_SAME_STORAGE", 1, "one unified storage");
+    b.value("L1_READONLY_SAME_STORAGE", 1, "one unified storage");
+    b.value("TEXTURE_READONLY_SAME_STORAGE", 1, "one unified storage");
+    for (const char* q : {"L1_CONSTANT_L1_SAME_STORAGE", "TEXTURE_CONSTANT_L1_SAME_STORAGE", "READONLY_CONSTANT_L1_SAME_STORAGE"})
+        b.value(q, 0, "the constant L1 is a cache of its own");
+}
+
+std::string row_name(const util::Json& row) {
+    const auto text = [&](const char* key) {
+        const auto* v = row.find(key);
+        return v && v->is_number() ? util::format_number(v->as_number()) : std::string("?");
+    };
+    const auto* kind = row.find("kernel_shared");
+    return "L1 row: " + (kind && kind->is_string() ? kind->as_string() : std::string("static")) + " " +
+           text("shared_bytes_per_block") + " B, carveout " + text("carveout_percent") + ", " + text("threads_per_block") +
+           " threads";
+}
+
+}  // namespace
+
+std::vector<Expectation> expectations(const Architecture& arch, const util::Json* rows) {
+    Builder b(arch);
+    identity(b, arch);
+    caches(b, arch);
+    l2_and_dram(b, arch);
+    cluster_and_tlb(b, arch);
+    sharing(b);
+    auto list = b.done();
+    if (rows && rows->is_array()) {
+        const auto& q = model::kQuantities.at(model::find("L1_SIZE_BYTES"));
+        for (const auto& row : rows->as_array()) {
+            const auto* kind = row.find("kernel_shared");
+            const auto* bytes = row.find("shared_bytes_per_block");
+            const auto* threads = row.find("threads_per_block");
+            const auto* carveout = row.find("carveout_percent");
+            if (!kind || !bytes || !threads || !carveout) continue;
+            KernelShape shape;
+            shape.kernel = kind->as_string() == "static" ? kernels::ChaseKernel::probe : kernels::ChaseKernel::plain;
+            shape.dynamic_shared_bytes =
+                shape.kernel == kernels::ChaseKernel::plain ? static_cast<std::uint32_t>(bytes->as_number()) : 0;
+            shape.threads = static_cast<std::uint32_t>(threads->as_number());
+            shape.carveout_percent = static_cast<int>(carveout->as_number());
+            const double v = double(l1_bytes(arch, shape));
+            list.push_back({row_name(row), v, model::agreement_tolerance(q, v), false,
+                            "split " + kb(double(shared_split(arch, shape)))});
+        }
+    }
+    return list;
+}
+
+std::string_view to_string(Verdict v) {
+    switch (v) {
+        case Verdict::agrees: return "agrees";
+        case Verdict::unmeasured: return "unmeasured";
+        case Verdict::doubted: return "not vouched for";
+        case Verdict::wrong: return "WRONG";
+        case Verdict::missing: return "missing";
+        case Verdict::undescribed: return "not described";
+    }
+    return "?";
+}
+
+std::vector<Judged> judge(const Architecture& arch, const util::Json& profile, bool measured) {
+    std::vector<Judged> out;
+    const auto* rows = profile.at_path("caches.l1.carveouts");
+    std::map<std::string, const util::Json*> row_by_name;
+    if (rows && rows->is_array())
+        for (const auto& row : rows->as_array()) row_by_name[row_name(row)] = &row;
+    for (auto& e : expectations(arch, rows)) {
+        if (const auto a = arch.allowances.find(e.name); measured && a != arch.allowances.end() && e.value) {
+            e.tolerance += std::max(a->second.relative * std::abs(*e.value), a->second.at_least);
+            e.why += "; allowance: " + a->second.why;
+        }
+        Judged j{e, std::nullopt, "", Verdict::agrees};
+        if (e.name.rfind("L1 row: ", 0) == 0) {
+            const auto* row = row_by_name.at(e.name);
+            if (const auto* size = row->find("size_bytes"); size && size->is_number()) j.recovered = size->as_number();
+            if (const auto* why = row->find("why_unmeasured"); why && why->is_string()) j.note = why->as_string();
+        } else {
+            const auto v = profile::read_quantity(profile, e.name);
+            j.recovered = v.value;
+            j.note = v.value ? v.doubt : v.reason;
+            if (v.value && !v.doubt.empty()) j.verdict = Verdict::doubted;
+        }
+        if (!j.recovered) {
+            j.verdict = j.note.empty() ? Verdict::missing : Verdict::unmeasured;
+        } else if (measured && !e.value) {
+            j.verdict = Verdict::undescribed;
+        } else if (j.verdict != Verdict::doubted) {
+            const bool fits = e.value && (e.lower_bound ? *j.recovered >= *e.value - e.tolerance
+                                                        : std::abs(*j.recovered - *e.value) <= e.tolerance);
+            j.verdict = fits ? Verdict::agrees : Verdict::wrong;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+bool any_wrong(const std::vector<Judged>& judged) {
+    return std::any_of(judged.begin(), judged.end(), [](const Judged& j) { return j.verdict == Verdict::wrong; });
+}
+
+}  // namespace gpu_topology::simulate

@@ -1,0 +1,139 @@
+// Architecture descriptions are input from anyone: every error names the
+// file, the field and the value, and nothing half-read is used.
+#include "simulate/architecture.hpp"
+#include "simulate/split.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace {
+using namespace gpu_topology;
+namespace fs = std::filesystem;
+
+fs::path architectures() { return fs::path(GPU_TOPOLOGY_ARCHITECTURES); }
+
+std::string h100_text() {
+    std::ifstream in(architectures() / "nvidia-h100.json");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The H100 description with `from` replaced by `to` (which must occur once).
+std::string edited(const std::string& from, const std::string& to) {
+    auto text = h100_text();
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from << " occurs more than once";
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// The error a description raises; "" when it is accepted.
+std::string error_of(const std::string& text) {
+    try {
+        simulate::parse_architecture(text, "hostile.json");
+    } catch (const simulate::DescriptionError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+void expect_error(const std::string& text, const std::vector<std::string>& parts) {
+    const auto error = error_of(text);
+    ASSERT_FALSE(error.empty()) << "accepted";
+    EXPECT_NE(error.find("hostile.json"), std::string::npos) << error;
+    for (const auto& p : parts) EXPECT_NE(error.find(p), std::string::npos) << "no '" << p << "' in:\n" << error;
+}
+
+TEST(SimulateDescription, TheH100DescriptionIsAccepted) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    EXPECT_EQ(arch.facts.sm_count, 132);
+    EXPECT_EQ(arch.l2.near_bytes, 26000000u);
+    EXPECT_TRUE(arch.cluster);
+    EXPECT_EQ(arch.citations.at("l2.near_latency_cycles").cite.substr(0, 10), "rrze-gh200");
+}
+
+TEST(SimulateDescription, ErrorsNameTheFieldAndTheValue) {
+    expect_error(edited(R"("sm_count": {"value": 132,)", R"("sm_count": {"value": -3,)"),
+                 {"device.sm_count", "-3", "whole number in [1, 1024]"});
+    expect_error(edited(R"("line_bytes": {"value": 128, "cite": "mt4g: memory.l2.lineSize"})",
+                        R"("line_bytes": {"value": 96, "cite": "mt4g: memory.l2.lineSize"})"),
+                 {"l2.line_bytes", "96", "power of two"});
+    expect_error(edited(R"("index": {"value": "hashed", "cite": "accel-sim: dl2)", R"("index": {"value": "xor", "cite": "accel-sim: dl2)"),
+                 {"l2.index", "\"xor\"", "one of"});
+    expect_error(edited(R"("banks": {"value": 32,)", R"("bankz": {"value": 32,)"), {"shared.bankz", "unknown field", "shared.banks: missing"});
+}
+
+TEST(SimulateDescription, EveryNumberIsCitedToADeclaredSource) {
+    expect_error(edited(R"("sm_count": {"value": 132, "cite": "mt4g: compute.multiProcessorCount"})", R"("sm_count": 132)"),
+                 {"device.sm_count", "expected {\"value\""});
+    expect_error(edited(R"("cite": "mt4g: compute.multiProcessorCount")", R"("cite": "wikipedia: somewhere")"),
+                 {"device.sm_count.cite", "names no entry of \"sources\""});
+    expect_error(edited(R"("cite": "mt4g: compute.multiProcessorCount")", R"("cite": "")"), {"device.sm_count.cite"});
+}
+
+TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
+    expect_error(edited(R"("near_bytes": {"value": 26000000,)", R"("near_bytes": {"value": 99000000,)"),
+                 {"l2.near_bytes", "larger than device.l2_bytes"});
+    expect_error(edited(R"("far_latency_cycles": {"value": 500,)", R"("far_latency_cycles": {"value": 200,)"),
+                 {"l2.far_latency_cycles", "must exceed the near latency"});
+    expect_error(edited(R"("latency_cycles": {"value": 695,)", R"("latency_cycles": {"value": 100,)"),
+                 {"dram.latency_cycles", "must exceed the L2 latencies"});
+    expect_error(edited(R"("value": [0, 8192, 16384, 32768, 65536, 102400, 135168, 167936, 200704, 233472])",
+                        R"("value": [0, 8192, 16384, 8192, 233472])"),
+                 {"supported_shared_bytes", "ascend"});
+    // Clusters belong to compute capability 9.0 and newer.
+    expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
+}
+
+TEST(SimulateDescription, MalformedFilesAreRefusedWithTheirPlace) {
+    expect_error("{\"schema\": ", {"hostile.json:1"});
+    expect_error("[1, 2]", {"expected an object"});
+    expect_error(R"({"schema": "gpu-topology-arch/9"})", {"schema", "gpu-topology-arch/1"});
+    // Nesting beyond the JSON reader's bound.
+    expect_error(std::string(200, '[') + std::string(200, ']'), {"nesting"});
+}
+
+TEST(SimulateDescription, OversizedFilesAreNotRead) {
+    const auto dir = fs::temp_directory_path() / "gpu_topology_simulate_description_test";
+    fs::create_directories(dir);
+    const auto big = dir / "huge.json";
+    {
+        std::ofstream out(big);
+        out << "{\"notes\": [\"" << std::string(simulate::kMaxDescriptionBytes, 'x') << "\"]}";
+    }
+    try {
+        simulate::load_architecture(big);
+        FAIL() << "a file beyond the bound was read";
+    } catch (const simulate::DescriptionError& e) {
+        EXPECT_NE(std::string(e.what()).find("huge.json"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(simulate::load_architecture(dir), simulate::DescriptionError);  // a directory
+    fs::remove_all(dir);
+}
+
+// The H100 split rule reproduces the independent chase it cites (docs/l1-effective-capacity.md, KiB of L1).
+TEST(SimulateDescription, TheH100SplitRuleGivesTheCitedTable) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    using kernels::ChaseKernel;
+    const auto l1 = [&](ChaseKernel k, std::uint32_t dynamic, std::uint32_t threads, int carveout) {
+        return simulate::l1_bytes(arch, {k, dynamic, threads, carveout}) / 1024;
+    };
+    EXPECT_EQ(l1(ChaseKernel::plain, 0, 32, 0), 217u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 0, 1024, 0), 241u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 0, 1024, 25), 185u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 0, 256, 100), 21u);  // the table's 16-18 KiB (the chase's criterion reads lower)
+    EXPECT_EQ(l1(ChaseKernel::probe, 0, 32, 3), 185u);
+    EXPECT_EQ(l1(ChaseKernel::probe, 0, 32, 10), 21u);
+    EXPECT_EQ(l1(ChaseKernel::probe, 0, 32, -1), 185u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 8192, 32, -1), 21u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 8192, 256, -1), 117u);  // the exception
+    EXPECT_EQ(l1(ChaseKernel::plain, 32768, 1024, -1), 149u);
+    EXPECT_EQ(l1(ChaseKernel::plain, 98304, 256, 10), 149u);
+    // The occupancy API reads the carveout as documented, not as the driver splits.
+    EXPECT_EQ(simulate::resident_blocks(arch, {ChaseKernel::probe, 0, 32, 4}), 14u);
+    EXPECT_EQ(simulate::resident_blocks(arch, {ChaseKernel::plain, 32768, 256, 75}), 5u);
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+// The whole probe on simulated GPUs (probe/simulate): every description in
+// architectures/ is recovered within the tolerance a real card gets, or
+// unmeasured with a reason; nothing the description contradicts is vouched
+// for, on a quiet GPU or a busy one. The H100 description agrees with the
+// profile measured on a real H100, within the real card's tolerance and the
+// allowances the description states for sources that measured another way.
+#include "model/agreement.hpp"
+#include "model/serialize.hpp"
+#include "profile/profile.hpp"
+#include "simulate/run.hpp"
+#include "util/format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+using namespace gpu_topology;
+namespace fs = std::filesystem;
+
+fs::path architectures() { return fs::path(GPU_TOPOLOGY_ARCHITECTURES); }
+
+util::Json simulated(const simulate::Architecture& arch, simulate::RunOptions run = {}, stages::ProbeOptions options = {}) {
+    stages::Progress quiet(false);
+    return model::to_json(simulate::simulate_probe(arch, run, options, quiet));
+}
+
+std::string wrong_ones(const std::vector<simulate::Judged>& judged) {
+    std::string text;
+    for (const auto& j : judged)
+        if (j.verdict == simulate::Verdict::wrong)
+            text += "  " + j.expected.name + ": described " +
+                    (j.expected.value ? util::format_number(*j.expected.value) : std::string("none")) + ", recovered " +
+                    util::format_number(*j.recovered) + "\n";
+    return text;
+}
+
+std::vector<fs::path> descriptions() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(architectures()))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// Also checks that docs/simulated-results.md is what `simulate-table architectures` writes now.
+TEST(SimulateProbe, EveryDescriptionIsRecovered) {
+    const auto files = descriptions();
+    ASSERT_FALSE(files.empty());
+    std::vector<simulate::Architecture> archs;
+    for (const auto& file : files) archs.push_back(simulate::load_architecture(file));
+    std::vector<simulate::TableEntry> table;
+    for (const auto& arch : archs) {
+        const fs::path file = arch.file;
+        SCOPED_TRACE(file.filename().string());
+        const auto profile = simulated(arch);
+        EXPECT_TRUE(profile::validate(profile).empty());
+        EXPECT_EQ(profile.find("source")->as_string(), "simulated:" + file.filename().string());
+        const auto judged = simulate::judge(arch, profile);
+        EXPECT_FALSE(simulate::any_wrong(judged)) << wrong_ones(judged);
+        std::size_t agree = 0;
+        for (const auto& j : judged) {
+            agree += j.verdict == simulate::Verdict::agrees;
+            if (j.verdict == simulate::Verdict::unmeasured) EXPECT_FALSE(j.note.empty()) << j.expected.name;
+            EXPECT_NE(j.verdict, simulate::Verdict::missing) << j.expected.name;
+        }
+        EXPECT_GT(agree, judged.size() * 3 / 4) << "most quantities should be recovered on a quiet simulated GPU";
+        table.push_back({file.filename().string(), &arch, judged});
+    }
+    std::ifstream in(fs::path(GPU_TOPOLOGY_DOCS) / "simulated-results.md");
+    const std::string docs{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(docs, simulate::verdict_table(table))
+        << "docs/simulated-results.md is stale: gpu-topology-probe simulate-table architectures --output "
+           "docs/simulated-results.md";
+}
+
+// A simulated device is never a real one: it says so, and no identity check takes it for one.
+TEST(SimulateProbe, TheProfileSaysItIsSimulated) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    stages::ProbeOptions quick;
+    quick.level = stages::Level::quick;
+    const auto profile = simulated(arch, {}, quick);
+    EXPECT_EQ(profile.find("source")->as_string(), "simulated:nvidia-h100.json");
+    EXPECT_EQ(profile.at_path("device.name")->as_string(), "NVIDIA H100 80GB HBM3 (simulated)");
+    EXPECT_EQ(profile.at_path("device.uuid")->as_string().rfind("SIM-", 0), 0u);
+    EXPECT_TRUE(profile::validate(profile).empty());
+}
+
+TEST(SimulateProbe, TheSameSeedGivesTheSameProfile) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    stages::ProbeOptions quick;
+    quick.level = stages::Level::quick;
+    const auto a = simulated(arch, {.seed = 7}, quick), b = simulated(arch, {.seed = 7}, quick);
+    const auto c = simulated(arch, {.seed = 8}, quick);
+    bool differs = false;
+    for (const auto& q : model::kQuantities) {
+        EXPECT_EQ(profile::read_quantity(a, q).value, profile::read_quantity(b, q).value) << q.name;
+        const auto* pa = a.at_path(q.path);
+        const auto* pc = c.at_path(q.path);
+        differs = differs || (pa && pc && pa->dump() != pc->dump());
+    }
+    EXPECT_TRUE(differs) << "another seed should move some sample (the noise is not switched off)";
+}
+
+// Another workload comes and goes: what it disturbed is measured again or not
+// vouched for, and no vouched value is wrong.
+TEST(SimulateProbe, ABusyGpuIsSeenAndNothingWrongIsVouchedFor) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    bool retried = false, doubted = false;
+    for (std::uint64_t seed : {1, 2, 3}) {
+        const auto profile = simulated(arch, {.seed = seed, .busy = true});
+        const auto judged = simulate::judge(arch, profile);
+        EXPECT_FALSE(simulate::any_wrong(judged)) << "seed " << seed << "\n" << wrong_ones(judged);
+        retried = retried || profile.at_path("conditions.retries")->as_number() > 0;
+        doubted = doubted || !profile.at_path("conditions.quiet")->as_bool();
+    }
+    EXPECT_TRUE(retried) << "no stage was measured again in three busy runs";
+    EXPECT_TRUE(doubted) << "no busy run was left unvouched";
+}
+
+// The H100 description against the profile measured on a real H100.
+TEST(SimulateProbe, TheH100DescriptionAgreesWithTheMeasuredH100) {
+    const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    const auto measured = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h100.json");
+    const auto judged = simulate::judge(arch, measured, true);
+    EXPECT_FALSE(simulate::any_wrong(judged)) << wrong_ones(judged);
+    // And its simulation is within the real card's run-to-run tolerance of the card, quantity by quantity,
+    // except where the description states an allowance for a source's other method.
+    const auto profile = simulated(arch);
+    std::size_t compared = 0;
+    for (const auto& q : model::kQuantities) {
+        const auto want = profile::read_quantity(measured, q), got = profile::read_quantity(profile, q);
+        if (!want.value || !got.value || want.source == model::Source::api || !got.doubt.empty()) continue;
+        ++compared;
+        const auto allowance = arch.allowances.find(std::string(q.name));
+        double tolerance = model::agreement_tolerance(q, std::abs(*want.value));
+        if (allowance != arch.allowances.end())
+            tolerance += std::max(allowance->second.relative * std::abs(*want.value), allowance->second.at_least);
+        EXPECT_NEAR(*got.value, *want.value, tolerance) << q.name;
+    }
+    EXPECT_GE(compared, 55u);
+}
+
+}  // namespace
