@@ -53,11 +53,16 @@ std::optional<double> fetch_threshold(std::span<const double> cycles) {
 std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std::uint32_t stride_bytes) {
     const auto threshold = fetch_threshold(cycles);
     if (!threshold) return std::nullopt;
+    return fetch_granularity(cycles, stride_bytes, *threshold);
+}
+
+std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std::uint32_t stride_bytes,
+                                             double threshold) {
     std::vector<std::size_t> slow;
     std::vector<double> slow_cycles, fast_cycles;
     for (std::size_t i = 0; i < cycles.size(); ++i) {
-        if (cycles[i] > *threshold) slow.push_back(i);
-        (cycles[i] > *threshold ? slow_cycles : fast_cycles).push_back(cycles[i]);
+        if (cycles[i] > threshold) slow.push_back(i);
+        (cycles[i] > threshold ? slow_cycles : fast_cycles).push_back(cycles[i]);
     }
     if (slow.size() < 3) return std::nullopt;
     std::map<std::size_t, std::size_t> distances;

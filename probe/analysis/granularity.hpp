@@ -22,6 +22,11 @@ struct Granularity {
 // the next level is slow, the accesses it brought in are fast. The distance
 // between slow accesses is the fetch granularity.
 std::optional<Granularity> fetch_granularity(std::span<const double> first_touch_cycles, std::uint32_t stride_bytes);
+// The same with the slow class chosen by the caller: loads slower than
+// `threshold` (between the latency of the level in front and of the level that
+// fetches), when a first touch also shows a level in between.
+std::optional<Granularity> fetch_granularity(std::span<const double> first_touch_cycles, std::uint32_t stride_bytes,
+                                             double threshold);
 
 struct StrideSpan {
     std::uint32_t stride_bytes = 0;

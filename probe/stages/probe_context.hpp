@@ -49,6 +49,13 @@ inline std::uint64_t l1_search_bound(const DeviceFacts& facts) {
     return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
 }
 
+// A ring that misses every L1 and stays in near L2: 4 MiB, or a quarter of a
+// smaller L2 (an L2 of two partitions keeps half of itself near; a quarter
+// leaves room for the spread of a hashed index).
+inline std::uint64_t near_l2_ring_bytes(const DeviceFacts& facts) {
+    return std::min<std::uint64_t>(4 * MiB, static_cast<std::uint64_t>(facts.l2_bytes) / 4 / KiB * KiB);
+}
+
 struct ProbeContext {
     kernels::Engine& engine;
     SweepRunner& runner;
@@ -102,7 +109,9 @@ void cross_check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache);
 
 // The L2 near-capacity question, and the tolerance of checks against its answer.
 CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name);
-double l2_tolerance(const analysis::CapacityEstimate& near);
+// Two search steps (`step_bytes`: l2_step_bytes), or 3 % of the capacity.
+std::uint64_t l2_step_bytes(const ProbeContext& ctx);
+double l2_tolerance(const analysis::CapacityEstimate& near, std::uint64_t step_bytes = 256 * KiB);
 
 // "default" or the percentage.
 std::string carveout_name(int percent);

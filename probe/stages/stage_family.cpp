@@ -31,7 +31,7 @@ void run_texture_readonly(ProbeContext& ctx) {
     std::erase_if(ctx.scratch.unified, [](const CacheResult& c) { return c.row != &kUnifiedL1Paths[0]; });
     for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) {
         const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = ctx.layout.fresh_offset + i * MiB,
-                              .miss_bytes = 4 * MiB, .carveout_percent = 0};
+                              .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
         cross_check_fetches_served_by(ctx, cache);
@@ -88,7 +88,7 @@ void run_random_order(ProbeContext& ctx) {
     const auto l2_random = measure_capacity(ctx.runner, l2_question(ctx, Order::random, "l2_near_size_random"));
     ctx.progress.done(bytes_text(l2_random.capacity_bytes));
     ctx.cross_check({.name = "l2: random order agrees with sequential", .expected = double(near.capacity_bytes),
-               .measured = double(l2_random.capacity_bytes), .tolerance = l2_tolerance(near),
+               .measured = double(l2_random.capacity_bytes), .tolerance = l2_tolerance(near, l2_step_bytes(ctx)),
                .detail = "ring visited in random order", .concerns = {id("L2_NEAR_SIZE_BYTES")}});
 }
 

@@ -44,14 +44,16 @@ void run_latencies(ProbeContext& ctx) {
     ctx.progress.done(cycles(shared.summary));
 
     ctx.progress.step("L2 near hit latency");
+    const std::uint64_t ring = near_l2_ring_bytes(ctx.facts);
     ctx.scratch.l2_latency = measure_latency(ctx.runner,
                                              {.name = "l2_near_latency", .path = LoadPath::l2, .stride_bytes = 128,
                                               .samples = 2048, .min_timed_steps = 4096},
-                                             4 * MiB);
+                                             ring);
     const auto& near = *ctx.scratch.l2_latency;
+    const std::string ring_text = ring % MiB == 0 ? std::to_string(ring / MiB) + " MiB" : bytes_text(ring);
     ctx.set(id("L2_NEAR_LATENCY_CYCLES"),
             latency_result(near.summary, near.samples, near.footprint_bytes, ctx.scratch.timer_uncertainty,
-                           "ld.global.cg pointer chase, 4 MiB ring, timer overhead subtracted"));
+                           "ld.global.cg pointer chase, " + ring_text + " ring, timer overhead subtracted"));
     ctx.progress.done(cycles(near.summary));
 }
 

@@ -4,6 +4,7 @@
 #include "probe_context.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -12,13 +13,20 @@ namespace gpu_topology::stages {
 using kernels::LoadPath;
 using model::id;
 
-CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name) {
-    return CapacityQuestion{{.name = name, .path = LoadPath::l2, .stride_bytes = 128, .order = order, .samples = 1024},
-                            2 * MiB, 256 * KiB, 3 * ctx.l2_bytes() / 2};
+// Resolution 256 KiB, or a 64th of a smaller L2; the all-hit reference 2 MiB, or an eighth.
+std::uint64_t l2_step_bytes(const ProbeContext& ctx) {
+    return std::min<std::uint64_t>(256 * KiB, std::bit_floor(std::max<std::uint64_t>(ctx.l2_bytes() / 64, KiB)));
 }
 
-double l2_tolerance(const analysis::CapacityEstimate& near) {
-    return std::max(0.03 * double(near.capacity_bytes), 512.0 * KiB);
+CapacityQuestion l2_question(const ProbeContext& ctx, Order order, const char* name) {
+    const std::uint64_t step = l2_step_bytes(ctx);
+    const std::uint64_t reference = std::max(step, std::min<std::uint64_t>(2 * MiB, std::bit_floor(ctx.l2_bytes() / 8)));
+    return CapacityQuestion{{.name = name, .path = LoadPath::l2, .stride_bytes = 128, .order = order, .samples = 1024},
+                            reference, step, 3 * ctx.l2_bytes() / 2};
+}
+
+double l2_tolerance(const analysis::CapacityEstimate& near, std::uint64_t step_bytes) {
+    return std::max(0.03 * double(near.capacity_bytes), 2.0 * double(step_bytes));
 }
 
 // The L2 near capacity, searched with the ring at two places in the buffer:
@@ -69,15 +77,21 @@ void run_l2_size(ProbeContext& ctx) {
 void run_l2_line(ProbeContext& ctx) {
     const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 line (capacity span per stride)");
-    ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), {64, 128, 256},
+    // From the DRAM fetch granularity (a line holds at least one fetch), at most 64 B, to 256 B.
+    std::uint32_t first = 64;
+    if (ctx.scratch.l2_fetch && ctx.scratch.l2_fetch->bytes >= 32) first = std::min(first, ctx.scratch.l2_fetch->bytes);
+    std::vector<std::uint32_t> strides;
+    for (std::uint32_t s = first; s <= 256; s *= 2) strides.push_back(s);
+    ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), strides,
                                        analysis::StrideSpan{128, near.capacity_bytes});
     const auto& line = *ctx.scratch.l2_line;
-    ctx.set(id("L2_LINE_BYTES"), line_result(line.line, line.spans, "near-capacity span at strides 64..256 B"));
+    ctx.set(id("L2_LINE_BYTES"), line_result(line.line, line.spans,
+                                             "near-capacity span at strides " + std::to_string(first) + "..256 B"));
     ctx.progress.done(line.line ? std::to_string(line.line->line_bytes) + " B" : "not found");
     for (const auto& span : line.spans)
         if (span.stride_bytes == 64)
             ctx.cross_check({.name = "l2: stride 64 B agrees with stride 128 B", .expected = double(near.capacity_bytes),
-                       .measured = double(span.span_bytes), .tolerance = l2_tolerance(near),
+                       .measured = double(span.span_bytes), .tolerance = l2_tolerance(near, l2_step_bytes(ctx)),
                        .detail = "two sectors of each line touched", .concerns = {id("L2_NEAR_SIZE_BYTES")}});
 }
 
@@ -163,26 +177,33 @@ void run_bandwidths(ProbeContext& ctx) {
     ctx.set(id("DRAM_BANDWIDTH_BYTES_PER_S"), best_of(ctx, dram_variants, "DRAM", "four L2 sizes, from DRAM"));
 
     // Each block re-reads its own share, 1-2 blocks of 256-1024 threads an SM, four
-    // 16-byte loads in flight a thread; two blocks' shares fit L1 (and shared
-    // memory) together. 8 GiB a run: a quarter of a millisecond at these rates.
+    // 16-byte loads in flight a thread; the blocks' shares fill at most 60 % of the
+    // L1 the probe's kernel got at 0 % (of the shared memory per SM), so every line
+    // is re-read from L1: 64 or 32 KiB, halved for a smaller L1. 8 GiB a run: a
+    // quarter of a millisecond at these rates.
     // (Plain kernels' best on the H100, run 34: 1024 threads, one block an SM.)
-    const auto rereads = [&](ReadPattern pattern, CacheOp op) {
+    const auto& l1 = ctx.scratch.l1_at.count(0) ? ctx.scratch.l1_at.at(0) : analysis::CapacityEstimate{};
+    const std::uint64_t l1_room = l1.found ? l1.capacity_bytes : std::uint64_t(ctx.facts.shared_per_sm_bytes);
+    const auto rereads = [&](ReadPattern pattern, CacheOp op, std::uint64_t room) {
         std::vector<ReadRequest> variants;
         struct Shape {
             std::uint32_t threads, blocks_per_sm;
             std::uint64_t share;
         };
-        for (const Shape s : {Shape{1024, 1, 64 * KiB}, Shape{1024, 2, 64 * KiB}, Shape{512, 2, 64 * KiB},
-                              Shape{256, 2, 32 * KiB}})
+        for (Shape s : {Shape{1024, 1, 64 * KiB}, Shape{1024, 2, 64 * KiB}, Shape{512, 2, 64 * KiB},
+                        Shape{256, 2, 32 * KiB}}) {
+            while (s.share > 4 * KiB && 10 * s.share * s.blocks_per_sm > 6 * room) s.share /= 2;
             variants.push_back({.pattern = pattern, .op = op, .bytes = s.share,
                                 .passes = passes_for(s.share * s.blocks_per_sm * blocks, 8192 * MiB),
                                 .threads = s.threads, .blocks_per_sm = s.blocks_per_sm});
+        }
         return variants;
     };
-    ctx.set(id("L1_BANDWIDTH_BYTES_PER_S"),
-            best_of(ctx, rereads(ReadPattern::block_private, CacheOp::ca), "L1", "hits after the first pass"));
+    ctx.set(id("L1_BANDWIDTH_BYTES_PER_S"), best_of(ctx, rereads(ReadPattern::block_private, CacheOp::ca, l1_room), "L1",
+                                                    "hits after the first pass"));
     ctx.set(id("SHARED_BANDWIDTH_BYTES_PER_S"),
-            best_of(ctx, rereads(ReadPattern::shared, CacheOp::ca), "shared memory", "conflict-free"));
+            best_of(ctx, rereads(ReadPattern::shared, CacheOp::ca, std::uint64_t(ctx.facts.shared_per_sm_bytes)),
+                    "shared memory", "conflict-free"));
 }
 
 }  // namespace gpu_topology::stages
