@@ -49,10 +49,11 @@ int report(const std::vector<simulate::Judged>& judged, bool all) {
         if (!all && j.verdict == simulate::Verdict::agrees) continue;
         std::printf("%-16s %-44s described %-24s recovered %-16s %s\n", std::string(to_string(j.verdict)).c_str(),
                     j.expected.name.c_str(),
-                    j.expected.value ? (util::format_number(*j.expected.value) + " +- " +
-                                        util::format_number(std::round(j.expected.tolerance)))
-                                           .c_str()
-                                     : "none",
+                    !j.expected.described ? "not described"
+                    : j.expected.value    ? (util::format_number(*j.expected.value) + " +- " +
+                                          util::format_number(std::round(j.expected.tolerance)))
+                                             .c_str()
+                                          : "none",
                     j.recovered ? util::format_number(*j.recovered).c_str() : "-",
                     util::printable(j.note.empty() ? j.expected.why : j.note, 160).c_str());
     }

@@ -92,6 +92,7 @@ struct SplitRule {
 
 // A load path into the unified L1 storage.
 struct UnifiedPath {
+    bool described = true;  // false: no source; it answers as the L1 path does
     double hit_cycles = 0;
     double miss_extra_cycles = 0;  // added to the latency of the level behind L1 that serves a miss
     std::uint32_t line_bytes = 0;  // its tag granularity in the shared storage
@@ -103,7 +104,7 @@ struct UnifiedL1 {
     std::uint64_t unusable_bytes = 0;  // of the L1 part, never holding a chased line
     CacheGeometry geometry;            // bytes: set per launch; line, fill, ways, index, replacement
     double spread_cycles = 0;
-    double bandwidth_bytes_per_cycle = 0;  // per SM
+    double bandwidth_bytes_per_cycle = 0;  // per SM (0: not described: reads are bound by Little's law alone)
     std::uint32_t instances_per_sm = 1;
     UnifiedPath l1, readonly, texture;
     SplitRule split;
@@ -111,14 +112,17 @@ struct UnifiedL1 {
 
 struct SharedMemory {
     Latency latency;
+    bool latency_described = true;  // false: no source; it answers at the L1 hit latency
     std::uint32_t banks = 32, bank_bytes = 4;
     double conflict_latency_cycles = 0, conflict_issue_cycles = 0, issue_cycles = 1;
-    double bandwidth_bytes_per_cycle = 0;  // per SM
+    double bandwidth_bytes_per_cycle = 0;  // per SM (0: not described)
 };
 
 struct ConstantCaches {
-    CacheGeometry l1, l15;
-    bool l15_beyond_array = false;  // described only as larger than the 64 KiB a module may declare
+    bool described = true;  // false: no source; the defaults below answer, and no verdict is given
+    CacheGeometry l1{.bytes = 2048, .line_bytes = 64, .fill_bytes = 64};
+    CacheGeometry l15{.bytes = 4 * 65536, .line_bytes = 256, .fill_bytes = 256};
+    bool l15_beyond_array = true;  // described only as larger than the 64 KiB a module may declare
     Latency l1_hit, l15_hit;
     double miss_extra_cycles = 0;  // an L1.5 miss, on top of where L2 or DRAM serves it
     std::uint32_t l1_instances_per_sm = 1;
@@ -126,12 +130,13 @@ struct ConstantCaches {
 
 struct L2Cache {
     CacheGeometry geometry;              // bytes = the API's L2
-    std::uint32_t dram_fetch_bytes = 64;  // what a miss brings from DRAM
+    std::uint32_t dram_fetch_bytes = 32;  // what a miss brings from DRAM
+    bool dram_fetch_described = true;
     std::uint64_t near_bytes = 0;         // what one SM reuses at near latency (= bytes: uniform)
     Latency near;
     std::optional<Latency> far;           // none: a uniform L2
     double slice_spread_cycles = 0;       // of near.spread, the part fixed per line
-    double bandwidth_bytes_per_s = 0;
+    double bandwidth_bytes_per_s = 0;  // 0: not described (reads are bound by Little's law alone)
     std::optional<double> far_bandwidth_bytes_per_s;
 };
 
@@ -198,7 +203,7 @@ struct Architecture {
     L2Cache l2;
     Dram dram;
     std::vector<TlbLevel> tlb;  // first level first
-    std::optional<Cluster> cluster;
+    std::optional<Cluster> cluster;  // from cc 9.0 on; absent there: not described
     std::optional<Links> links;
     Noise noise;
 

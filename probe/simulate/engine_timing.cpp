@@ -39,7 +39,8 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
     const double threads = std::min<double>(double(r.threads) * r.blocks_per_sm, double(arch_.facts.max_threads_per_sm));
     const auto rate = [&](double ceiling, double latency_cycles) {
         const double in_flight = sms * threads * kBytesInFlightPerThread;
-        return std::min(ceiling, in_flight / (latency_cycles / hz)) * busy * (1 + 0.003 * random_.normal());
+        const double bound = in_flight / (latency_cycles / hz);
+        return (ceiling > 0 ? std::min(ceiling, bound) : bound) * busy * (1 + 0.003 * random_.normal());
     };
     const double l2_rate = rate(arch_.l2.bandwidth_bytes_per_s, arch_.l2.near.cycles);
     const double far_rate =
@@ -143,8 +144,12 @@ kernels::ClusterRead SimulatedEngine::time_cluster_read(std::uint32_t cluster_bl
     const double blocks = double(clusters) * cluster_blocks;
     const double bytes = blocks * kClusterReadBytes * passes;
     const double used = blocks / sms;
+    // Local reads at the shared-memory ceiling, or what a 1024-thread block keeps in flight without one.
+    const double per_block = arch_.shared.bandwidth_bytes_per_cycle > 0
+                                 ? arch_.shared.bandwidth_bytes_per_cycle * clock_hz()
+                                 : kClusterChaseThreads * kBytesInFlightPerThread / (arch_.shared.latency.cycles / clock_hz());
     const double rate = remote ? c.bandwidth_bytes_per_s * (cluster_blocks <= 2 ? 1.0 : c.large_cluster_share) * used
-                               : arch_.shared.bandwidth_bytes_per_cycle * clock_hz() * blocks;
+                               : per_block * blocks;
     const double seconds = kLaunchSeconds + bytes / (rate * (1 - busy_share()) * (1 + 0.003 * random_.normal()));
     return {seconds, static_cast<std::uint64_t>(bytes), clusters};
 }

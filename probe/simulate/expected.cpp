@@ -29,6 +29,9 @@ public:
     void none(std::string_view name, std::string why) {
         list_.push_back({std::string(name), std::nullopt, 0, false, std::move(why)});
     }
+    void undescribed(std::string_view name, std::string why) {
+        list_.push_back({std::string(name), std::nullopt, 0, false, std::move(why), false});
+    }
     // A value known to lie in [lo, hi]: its middle, with the half-width added to the tolerance.
     void range(std::string_view name, double lo, double hi, std::string why) {
         add(name, (lo + hi) / 2, std::move(why));
@@ -69,12 +72,22 @@ void caches(Builder& b, const Architecture& a) {
         if (pre != "L1") b.value(pre + "_SIZE_BYTES", l1_max, "the unified L1 at 0 %");
         b.value(pre + "_LINE_BYTES", path.p.line_bytes, "described line");
         b.value(pre + "_SECTOR_BYTES", u.geometry.fill_bytes, "described fill");
-        b.value(pre + "_LATENCY_CYCLES", path.p.hit_cycles, "described hit latency");
-        b.value(pre + "_MISS_LATENCY_CYCLES", near + path.p.miss_extra_cycles, "near L2 plus the path's miss cost");
-        b.value(pre + "_MISS_PENALTY_CYCLES", near + path.p.miss_extra_cycles - path.p.hit_cycles, "miss less hit");
+        if (path.p.described) {
+            b.value(pre + "_LATENCY_CYCLES", path.p.hit_cycles, "described hit latency");
+            b.value(pre + "_MISS_LATENCY_CYCLES", near + path.p.miss_extra_cycles, "near L2 plus the path's miss cost");
+            b.value(pre + "_MISS_PENALTY_CYCLES", near + path.p.miss_extra_cycles - path.p.hit_cycles, "miss less hit");
+        } else {
+            for (const char* q : {"_LATENCY_CYCLES", "_MISS_LATENCY_CYCLES", "_MISS_PENALTY_CYCLES"})
+                b.undescribed(pre + q, "no source measured this path: it answers as ld.global.ca does");
+        }
         b.value(pre + "_PER_SM", u.instances_per_sm, "described instances");
     }
     const auto& c = a.constant;
+    if (!c.described) {
+        for (const auto& q : model::kQuantities)
+            if (q.object() == "constant_l1" || q.object() == "constant_l15")
+                b.undescribed(q.name, "no source describes the constant caches");
+    } else {
     b.value("CONSTANT_L1_SIZE_BYTES", double(c.l1.bytes), "described");
     b.value("CONSTANT_L1_LINE_BYTES", c.l1.line_bytes, "described line");
     b.value("CONSTANT_L1_SECTOR_BYTES", c.l1.line_bytes, "a miss fills a line");
@@ -89,16 +102,22 @@ void caches(Builder& b, const Architecture& a) {
     b.value("CONSTANT_L15_LATENCY_CYCLES", c.l15_hit.cycles, "described");
     b.value("CONSTANT_L15_MISS_LATENCY_CYCLES", near + c.miss_extra_cycles, "a first touch of data in near L2");
     b.value("CONSTANT_L15_MISS_PENALTY_CYCLES", near + c.miss_extra_cycles - c.l15_hit.cycles, "miss less hit");
+    }
 
     const auto& s = a.shared;
     const double hz = a.sm_clock_khz * 1e3, sms = a.facts.sm_count;
-    b.value("SHARED_LATENCY_CYCLES", s.latency.cycles, "described");
+    if (s.latency_described) b.value("SHARED_LATENCY_CYCLES", s.latency.cycles, "described");
+    else b.undescribed("SHARED_LATENCY_CYCLES", "no source: it answers at the L1 hit latency");
     b.value("SHARED_BANKS", s.banks, "described");
     b.value("SHARED_BANK_BYTES", s.bank_bytes, "described");
     b.value("SHARED_CONFLICT_LATENCY_CYCLES", s.conflict_latency_cycles, "described");
     b.value("SHARED_CONFLICT_ISSUE_CYCLES", s.conflict_issue_cycles, "described");
-    b.value("SHARED_BANDWIDTH_BYTES_PER_S", s.bandwidth_bytes_per_cycle * hz * sms, "bytes a cycle x clock x SMs");
-    b.value("L1_BANDWIDTH_BYTES_PER_S", u.bandwidth_bytes_per_cycle * hz * sms, "bytes a cycle x clock x SMs");
+    const auto rate = [&](const char* q, double per_cycle) {
+        if (per_cycle > 0) b.value(q, per_cycle * hz * sms, "bytes a cycle x clock x SMs");
+        else b.undescribed(q, "no source: the simulated reads are bound by Little's law alone");
+    };
+    rate("SHARED_BANDWIDTH_BYTES_PER_S", s.bandwidth_bytes_per_cycle);
+    rate("L1_BANDWIDTH_BYTES_PER_S", u.bandwidth_bytes_per_cycle);
 }
 
 void l2_and_dram(Builder& b, const Architecture& a) {
@@ -109,7 +128,8 @@ void l2_and_dram(Builder& b, const Architecture& a) {
         if (double(t.entries) * double(t.coverage_bytes) < 2.5 * double(a.facts.l2_bytes)) tlb_extra += t.miss_cycles;
     b.value("L2_NEAR_SIZE_BYTES", double(l2.near_bytes), l2.far ? "described near part" : "a uniform L2: all of it");
     b.value("L2_LINE_BYTES", l2.geometry.line_bytes, "described line");
-    b.value("L2_DRAM_FETCH_BYTES", l2.dram_fetch_bytes, "described");
+    if (l2.dram_fetch_described) b.value("L2_DRAM_FETCH_BYTES", l2.dram_fetch_bytes, "described");
+    else b.undescribed("L2_DRAM_FETCH_BYTES", "no source: a miss brings one sector");
     b.value("L2_NEAR_LATENCY_CYCLES", l2.near.cycles, "described");
     if (l2.far) b.value("L2_FAR_LATENCY_CYCLES", l2.far->cycles, "described");
     else b.none("L2_FAR_LATENCY_CYCLES", "a uniform L2 has no far part");
@@ -117,8 +137,11 @@ void l2_and_dram(Builder& b, const Architecture& a) {
             tlb_extra > 0 ? "described, plus up to the TLB misses of rings beyond its reach" : "described");
     b.range("L2_MISS_PENALTY_CYCLES", a.dram.latency.cycles - l2.near.cycles,
             a.dram.latency.cycles + tlb_extra - l2.near.cycles, "DRAM less near L2");
-    b.value("L2_BANDWIDTH_BYTES_PER_S", std::max(l2.bandwidth_bytes_per_s, l2.far_bandwidth_bytes_per_s.value_or(0)),
-            "described ceiling");
+    if (l2.bandwidth_bytes_per_s > 0)
+        b.value("L2_BANDWIDTH_BYTES_PER_S", std::max(l2.bandwidth_bytes_per_s, l2.far_bandwidth_bytes_per_s.value_or(0)),
+                "described ceiling");
+    else
+        b.undescribed("L2_BANDWIDTH_BYTES_PER_S", "no source: the simulated reads are bound by Little's law alone");
     b.value("DRAM_BANDWIDTH_BYTES_PER_S", a.dram.bandwidth_bytes_per_s, "described ceiling");
 }
 
@@ -129,7 +152,10 @@ void cluster_and_tlb(Builder& b, const Architecture& a) {
         if (a.cluster->bandwidth_bytes_per_s > 0)
             b.value("DSMEM_BANDWIDTH_BYTES_PER_S", a.cluster->bandwidth_bytes_per_s, "described, clusters of 2");
         else
-            b.none("DSMEM_BANDWIDTH_BYTES_PER_S", "not described");
+            b.undescribed("DSMEM_BANDWIDTH_BYTES_PER_S", "no source: no remote read kernel answers");
+    } else if (a.facts.cc_major >= 9) {
+        for (const char* q : {"CLUSTER_MAX_BLOCKS", "DSMEM_LATENCY_CYCLES", "DSMEM_BANDWIDTH_BYTES_PER_S"})
+            b.undescribed(q, "no source describes the clusters (the simulated device launches none)");
     } else {
         for (const char* q : {"CLUSTER_MAX_BLOCKS", "DSMEM_LATENCY_CYCLES", "DSMEM_BANDWIDTH_BYTES_PER_S"})
             b.none(q, "no thread block clusters");
@@ -219,7 +245,7 @@ std::vector<Expectation> expectations(const Architecture& arch, const util::Json
             shape.carveout_percent = static_cast<int>(carveout->as_number());
             const double v = double(l1_bytes(arch, shape));
             list.push_back({row_name(row), v, model::agreement_tolerance(q, v), false,
-                            "split " + kb(double(shared_split(arch, shape)))});
+                            "split " + kb(double(shared_split(arch, shape))), true});
         }
     }
     return list;
@@ -261,7 +287,7 @@ std::vector<Judged> judge(const Architecture& arch, const util::Json& profile, b
         }
         if (!j.recovered) {
             j.verdict = j.note.empty() ? Verdict::missing : Verdict::unmeasured;
-        } else if (measured && !e.value) {
+        } else if (!e.described || (measured && !e.value)) {
             j.verdict = Verdict::undescribed;
         } else if (j.verdict != Verdict::doubted) {
             const bool fits = e.value && (e.lower_bound ? *j.recovered >= *e.value - e.tolerance

@@ -23,6 +23,7 @@ struct Expectation {
     double tolerance = 0;
     bool lower_bound = false;     // the description gives only "at least"
     std::string why;              // where the value comes from, or why there is none
+    bool described = true;        // false: no source gives it, so no value is right or wrong
 };
 
 // Everything `arch` implies for the probe's quantities and its carveout table
@@ -35,7 +36,7 @@ enum class Verdict : std::uint8_t {
     doubted,     // measured but not vouched for (busy GPU, failed cross-check)
     wrong,       // vouched, and outside the tolerance or where nothing can be seen
     missing,     // absent from the profile
-    undescribed, // a card measured what the description has no source for
+    undescribed, // a value the description has no source for
 };
 std::string_view to_string(Verdict v);
 

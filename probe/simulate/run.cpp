@@ -58,9 +58,10 @@ std::string verdict_table(const std::vector<TableEntry>& entries) {
                std::to_string(counts[Verdict::wrong]) + " wrong.\n\n";
         out += "| quantity | described | recovered | verdict | note |\n|---|---:|---:|---|---|\n";
         for (const auto& j : e.judged) {
-            const std::string described = j.expected.value ? (j.expected.lower_bound ? ">= " : "") + number(j.expected.value) +
-                                                                 " (+-" + number(j.expected.tolerance) + ")"
-                                                           : "none";
+            const std::string described = !j.expected.described ? "not described"
+                                          : j.expected.value ? (j.expected.lower_bound ? ">= " : "") + number(j.expected.value) +
+                                                                   " (+-" + number(j.expected.tolerance) + ")"
+                                                             : "none";
             const std::string note = j.verdict == Verdict::agrees || j.verdict == Verdict::wrong
                                          ? j.expected.why
                                          : j.note.empty() ? j.expected.why : j.note;
