@@ -1,6 +1,9 @@
 #include "hierarchy.hpp"
 
+#include "granularity.hpp"
+
 #include <algorithm>
+#include <cmath>
 
 namespace gpu_topology::analysis {
 namespace {
@@ -65,6 +68,28 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     if (double(curve.points[b].footprint_bytes) >= double(api_l2_bytes) * 0.95 && next < segments.size())
         h.dram = make_plateau(curve, b, e);
     return h;
+}
+
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles) {
+    // Rare slow loads (interrupts: under 2 % of them) are no level: set aside, at most
+    // twice, before two levels are looked for; each level then holds a fifth of the loads.
+    std::vector<double> kept = samples;
+    std::optional<double> threshold;
+    for (int round = 0; round < 3; ++round) {
+        threshold = two_class_threshold(kept);
+        if (!threshold) return samples;
+        const auto slow = std::count_if(kept.begin(), kept.end(), [&](double c) { return c > *threshold; });
+        if (50 * slow >= std::ptrdiff_t(kept.size())) break;
+        if (round == 2) return samples;
+        std::erase_if(kept, [&](double c) { return c > *threshold; });
+    }
+    std::vector<double> fast, slow;
+    for (const double s : kept) (s > *threshold ? slow : fast).push_back(s);
+    if (5 * fast.size() < kept.size() || 5 * slow.size() < kept.size()) return samples;
+    const double fast_p50 = median(fast), slow_p50 = median(slow);
+    const bool near_known = faster_level_cycles > 0 && std::abs(fast_p50 - faster_level_cycles) <= 0.1 * faster_level_cycles;
+    const bool two_levels = slow_p50 >= 1.5 * fast_p50 || (slow_p50 >= 1.3 * fast_p50 && near_known);
+    return two_levels ? slow : samples;
 }
 
 }  // namespace gpu_topology::analysis

@@ -25,4 +25,13 @@ struct Hierarchy {
 Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bool starts_in_l1,
                               const ChangePointOptions& options = {});
 
+// The samples of a plateau without the loads a faster level served. A level
+// that evicts at random keeps part of a ring it cannot hold, so the plateau
+// of the level behind it mixes in hits of it. When the samples (less rare
+// outliers, under 2 % of them) split into two classes of a fifth of them or
+// more, whose medians differ by 1.5 times or more, or by 1.3 times or more and
+// the faster class's median lies within 10 % of `faster_level_cycles` (0: none
+// known), the slower class; else all.
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles);
+
 }  // namespace gpu_topology::analysis

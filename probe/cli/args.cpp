@@ -47,7 +47,8 @@ commands:
   simulate  --arch FILE [--seed N] [--busy] [--output FILE|-] [--level quick|full] [--raw DIR] [--quiet]
             run the probe on the GPU a description names (docs/simulated-architectures.md);
             the profile says "simulated:FILE" and fails when it vouches for a value the
-            description contradicts. --busy: another workload comes and goes
+            description contradicts. --busy: another workload comes and goes;
+            --node: every device of the described node and its links (a node profile)
   simulate-compare PROFILE --arch FILE [--all]
             judge a profile against a description, quantity by quantity: a simulated one
             at a real card's tolerance, a measured one also with the description's
@@ -84,7 +85,7 @@ const std::map<std::string, CommandSpec> kCommands{
     {"check", {{{"--device", true}, {"--identity-only", false}, {"--all-devices", false}}, 1}},
     {"docs", {{{"--output", true}, {"--list", false}}, 0}},
     {"simulate", {{{"--arch", true}, {"--seed", true}, {"--busy", false}, {"--output", true}, {"--level", true}, {"--raw", true},
-                   {"--quiet", false}}, 0}},
+                   {"--quiet", false}, {"--node", false}}, 0}},
     {"simulate-compare", {{{"--arch", true}, {"--all", false}}, 1}},
     {"simulate-table", {{{"--output", true}, {"--seed", true}, {"--quiet", false}}, 1}},
     {"version", {{}, 0}},

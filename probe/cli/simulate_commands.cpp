@@ -6,6 +6,7 @@
 
 #include "../model/serialize.hpp"
 #include "../profile/profile.hpp"
+#include "../simulate/node.hpp"
 #include "../simulate/run.hpp"
 #include "../util/format.hpp"
 
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 namespace gpu_topology::cli {
 namespace {
@@ -64,18 +66,44 @@ int report(const std::vector<simulate::Judged>& judged, bool all) {
 
 }  // namespace
 
+namespace {
+
+// Every device of the described node at once, then its links (simulate --node).
+std::pair<int, std::vector<simulate::Judged>> simulate_node(const simulate::Architecture& arch,
+                                                            const simulate::RunOptions& run, const Args& args,
+                                                            stages::Progress& progress) {
+    if (args.has("--raw")) throw UsageError("--raw measures one device; not with --node");
+    simulate::SimulatedNode backend(arch, run);
+    stages::NodeOptions options;
+    options.show_progress = !args.has("--quiet");
+    const auto devices = backend.devices();
+    for (std::size_t i = 0; i < devices.size(); ++i) options.per_device.push_back(probe_options(args));
+    auto node = stages::probe_node(backend, devices, options);
+    for (auto& device : node.devices) device.source = simulate::simulated_source(arch);
+    const int rc = finish_node(node, args, progress);
+    return {rc, simulate::judge_node(arch, model::to_json(node))};
+}
+
+}  // namespace
+
 int cmd_simulate(const Args& args) {
     refuse_clashing_outputs(args);
     const auto arch = architecture(args);
     const simulate::RunOptions run{seed_of(args), args.has("--busy")};
     stages::Progress progress(!args.has("--quiet"));
     progress.note("simulating " + arch.name + " (" + simulate::simulated_source(arch) + ", seed " +
-                  std::to_string(run.seed) + (run.busy ? ", busy" : "") + ")");
-    const auto topology = simulate::simulate_probe(arch, run, probe_options(args), progress);
-    const int rc = finish_probe(topology, args, progress);
+                  std::to_string(run.seed) + (run.busy ? ", busy" : "") + (args.has("--node") ? ", a node" : "") + ")");
+    int rc = 0;
+    std::vector<simulate::Judged> judged;
+    if (args.has("--node")) {
+        std::tie(rc, judged) = simulate_node(arch, run, args, progress);
+    } else {
+        const auto topology = simulate::simulate_probe(arch, run, probe_options(args), progress);
+        rc = finish_probe(topology, args, progress);
+        judged = simulate::judge(arch, model::to_json(topology));
+    }
     if (rc == kFailure) return rc;
     // What the probe vouched for must be what the description says.
-    const auto judged = simulate::judge(arch, model::to_json(topology));
     if (simulate::any_wrong(judged)) {
         std::fprintf(stderr, "gpu-topology-probe: the simulated probe vouched for values the description contradicts:\n");
         for (const auto& j : judged)

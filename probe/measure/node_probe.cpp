@@ -1,11 +1,7 @@
 #include "node_probe.hpp"
 
 #include "../analysis/statistics.hpp"
-#include "../kernels/cuda_engine.hpp"
-#include "../kernels/peer_link.hpp"
 #include "../version.hpp"
-#include "../stages/nvml_links.hpp"
-#include "../stages/nvml_monitor.hpp"
 #include "../stages/progress.hpp"
 #include "../stages/questions.hpp"
 #include "../stages/recorded_engine.hpp"
@@ -40,17 +36,6 @@ void mark_all(model::Link& link, const std::string& reason) {
         if (!v.value && v.reason.empty()) v.reason = reason;
 }
 
-model::LinkRoute route_between(const DeviceFacts& from, const DeviceFacts& to, bool nvml) {
-    model::LinkRoute route;
-    const auto runtime = kernels::peer_route(from.index, to.index);
-    route.peer_access = runtime.peer_access;
-    route.performance_rank = runtime.performance_rank;
-    route.native_atomics = runtime.native_atomics;
-    apply_nvlink_route(nvml ? std::optional(nvlink_route(from.uuid, kernels::pci_location(to.index))) : std::nullopt,
-                       route);
-    return route;
-}
-
 // Median cycles of a dependent-load chase through a ring in the peer's memory,
 // and the same in ns by the clock the chase ran at (globaltimer / clock64).
 void chase_remote(kernels::Engine& engine, model::Link& link) {
@@ -72,15 +57,16 @@ void chase_remote(kernels::Engine& engine, model::Link& link) {
 }
 
 // Copies, SM loads and stores, and the remote chase of a link whose route allows peer access.
-void time_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options, model::Link& link) {
-    const kernels::ScopedPeerAccess access(from.index, to.index);
-    const auto transfers = kernels::time_peer_transfers(from.index, to.index, options.link_bytes, options.link_repeats);
+void time_link(NodeBackend& backend, const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
+               model::Link& link) {
+    const auto access = backend.open_peer_access(from, to);
+    const auto transfers = backend.transfers(from, to, options.link_bytes, options.link_repeats);
     link.values[model::link_quantity_index("ce_read_bytes_per_s")] = summarize(transfers.ce_read);
     link.values[model::link_quantity_index("ce_write_bytes_per_s")] = summarize(transfers.ce_write);
     link.values[model::link_quantity_index("sm_write_bytes_per_s")] = summarize(transfers.sm_write);
 
     // The engine of `from` with its buffer on `to`: the probe's own read and chase kernels cross the link.
-    const auto engine = kernels::make_cuda_engine(from.index, options.link_bytes, to.index);
+    const auto engine = backend.peer_engine(from, to, options.link_bytes);
     const kernels::ReadRequest read{.pattern = kernels::ReadPattern::streaming, .op = kernels::CacheOp::cg,
                                     .offset = 0, .bytes = options.link_bytes, .passes = 1, .threads = 1024,
                                     .blocks_per_sm = 2};
@@ -92,24 +78,23 @@ void time_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions
 
 }  // namespace
 
-model::Topology probe_device(const DeviceFacts& facts, const ProbeOptions& options, Progress& progress,
-                             const std::optional<std::string>& record, bool nvml) {
+model::Topology probe_device(NodeBackend& backend, const DeviceFacts& facts, const ProbeOptions& options,
+                             Progress& progress, const std::optional<std::string>& record) {
     const BufferLayout layout(static_cast<std::uint64_t>(facts.l2_bytes), static_cast<std::uint64_t>(facts.global_bytes));
-    const auto engine = kernels::make_cuda_engine(facts.index, layout.buffer_bytes);
-    std::unique_ptr<Monitor> monitor =
-        nvml ? make_nvml_monitor(facts.uuid) : std::make_unique<BlindMonitor>("NVML not consulted (--no-nvml)");
+    const auto engine = backend.engine(facts, layout.buffer_bytes);
+    const auto monitor = backend.monitor(facts);
     if (!record) return measure_topology(*engine, facts, options, progress, *monitor);
     RecordingEngine recording(*engine, facts, *record);
     return measure_topology(recording, facts, options, progress, *monitor);
 }
 
-model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const NodeOptions& options,
-                         Progress& progress) {
+model::Link measure_link(NodeBackend& backend, const DeviceFacts& from, const DeviceFacts& to,
+                         const NodeOptions& options, Progress& progress) {
     model::Link link;
     link.from = from.index;
     link.to = to.index;
     progress.step("link " + std::to_string(from.index) + " -> " + std::to_string(to.index));
-    link.route = route_between(from, to, options.nvml);
+    link.route = backend.route(from, to);
     if (!link.route.peer_access) {
         mark_all(link, "device " + std::to_string(from.index) + " cannot access device " + std::to_string(to.index) +
                            "'s memory (cudaDeviceCanAccessPeer)");
@@ -118,7 +103,7 @@ model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const N
     }
     // One link that cannot be measured (memory, peer connections) costs its values, not the node's profile.
     try {
-        time_link(from, to, options, link);
+        time_link(backend, from, to, options, link);
     } catch (const std::exception& e) {
         mark_all(link, std::string("the measurement failed: ") + e.what());
         progress.done("failed: " + std::string(e.what()));
@@ -137,7 +122,7 @@ model::Link measure_link(const DeviceFacts& from, const DeviceFacts& to, const N
     return link;
 }
 
-model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const NodeOptions& options) {
+model::NodeTopology probe_node(NodeBackend& backend, const std::vector<DeviceFacts>& devices, const NodeOptions& options) {
     if (devices.empty() || options.per_device.size() != devices.size())
         throw std::invalid_argument("probe_node needs one or more devices and options for each");
     const auto start = Clock::now();
@@ -153,8 +138,7 @@ model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const No
                 const auto begun = Clock::now();
                 try {
                     Progress progress(options.show_progress, "device " + std::to_string(devices[i].index) + ": ");
-                    topologies[i] = probe_device(devices[i], options.per_device.at(i), progress, std::nullopt,
-                                                 options.nvml);
+                    topologies[i] = probe_device(backend, devices[i], options.per_device.at(i), progress);
                 } catch (...) {
                     failures[i] = std::current_exception();
                 }
@@ -170,7 +154,7 @@ model::NodeTopology probe_node(const std::vector<DeviceFacts>& devices, const No
     Progress progress(options.show_progress);
     for (const auto& from : devices)
         for (const auto& to : devices)
-            if (from.index != to.index) node.links.push_back(measure_link(from, to, options, progress));
+            if (from.index != to.index) node.links.push_back(measure_link(backend, from, to, options, progress));
     node.links_s = seconds_since(links_start);
     node.duration_s = seconds_since(start);
     return node;

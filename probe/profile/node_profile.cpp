@@ -106,7 +106,10 @@ public:
             if (!index || !index->is_number() || index->as_number() != double(i))
                 fail(at + ".device.index", "must be " + std::to_string(i) + ": devices are listed in index order", index);
             const auto& uuid = list[i].at_path("device.uuid")->as_string();
-            if (!is_device_uuid(uuid))
+            // A simulated device (source "simulated:...") has an identity no device has: SIM-<hex>.
+            const bool simulated = list[i].at_path("source")->as_string().rfind("simulated:", 0) == 0 &&
+                                   uuid.rfind("SIM-", 0) == 0 && is_device_uuid("GPU-" + uuid.substr(4));
+            if (!is_device_uuid(uuid) && !simulated)
                 fail(at + ".device.uuid", "must be a CUDA UUID: GPU- or MIG- and hexadecimal digits and dashes",
                      list[i].at_path("device.uuid"));
             else if (!uuids.insert(uuid).second)

@@ -504,7 +504,8 @@ void read_links(Reader& r, const Json& o, Architecture& a) {
     l.sm_read_bytes_per_s = r.number(o, p, "sm_read_bytes_per_s", kRate);
     l.sm_write_bytes_per_s = r.number(o, p, "sm_write_bytes_per_s", kRate, l.sm_read_bytes_per_s);
     l.copy_bytes_per_s = r.number(o, p, "copy_bytes_per_s", kRate, l.sm_read_bytes_per_s);
-    l.latency_ns = r.number(o, p, "latency_ns", {10, 1e6, false});
+    l.latency_described = o.find("latency_ns") != nullptr;
+    l.latency_ns = r.number(o, p, "latency_ns", {10, 1e6, false}, a.dram.latency.cycles / (a.sm_clock_khz * 1e3) * 1e9);
     if ((l.transport == "nvlink") != (l.nvlinks > 0)) r.fail(p + ".nvlinks", "NVLink routes have links, PCIe routes none");
     a.links = l;
 }

@@ -166,6 +166,7 @@ struct Links {
     std::uint32_t nvlinks = 0;
     double sm_read_bytes_per_s = 0, copy_bytes_per_s = 0, sm_write_bytes_per_s = 0;
     double latency_ns = 0;
+    bool latency_described = true;  // false: no source; a remote load costs a local DRAM load
 };
 
 // What the run adds to the hierarchy: its defaults are stated in

@@ -64,19 +64,29 @@ std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vect
 }
 
 bool SetPlay::access(std::uint64_t line) {
-    const auto at = std::find(slots_.begin(), slots_.end(), line);
-    if (at != slots_.end()) {
-        if (policy_ == Replacement::lru) std::rotate(at, at + 1, slots_.end());  // most recent last
-        return true;
+    if (ways_ == 0) return false;
+    if (policy_ == Replacement::lru) {
+        if (const auto at = lru_at_.find(line); at != lru_at_.end()) {
+            recency_.splice(recency_.end(), recency_, at->second);  // most recent last
+            return true;
+        }
+        if (recency_.size() == ways_) {
+            lru_at_.erase(recency_.front());
+            recency_.pop_front();
+        }
+        lru_at_[line] = recency_.insert(recency_.end(), line);
+        return false;
     }
+    if (slot_of_.count(line)) return true;
     if (slots_.size() < ways_) {
+        slot_of_[line] = slots_.size();
         slots_.push_back(line);
-    } else if (policy_ == Replacement::lru) {
-        slots_.erase(slots_.begin());
-        slots_.push_back(line);
-    } else {
-        slots_[random_.below(slots_.size())] = line;
+        return false;
     }
+    const std::size_t victim = random_.below(slots_.size());
+    slot_of_.erase(slots_[victim]);
+    slots_[victim] = line;
+    slot_of_[line] = victim;
     return false;
 }
 
@@ -99,6 +109,7 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
         level_.count(run_, set, &p.order);
         std::stable_sort(p.order.begin(), p.order.end(),
                          [&](std::uint64_t a, std::uint64_t b) { return visit_of_(a) < visit_of_(b); });
+        for (std::size_t i = 0; i < p.order.size(); ++i) p.index[p.order[i]] = i;
         s.played = std::move(p);
     }
     auto& p = *s.played;
@@ -115,8 +126,8 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
             p.passes.push_back(std::move(hits));
         }
     }
-    const auto at = std::find(p.order.begin(), p.order.end(), line);
-    return at != p.order.end() && p.passes[timed_pass][std::size_t(at - p.order.begin())];
+    const auto at = p.index.find(line);
+    return at != p.index.end() && p.passes[timed_pass][at->second];
 }
 
 }  // namespace gpu_topology::simulate

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -66,7 +67,10 @@ private:
     std::uint64_t ways_;
     Replacement policy_;
     Random random_;
-    std::vector<std::uint64_t> slots_;  // LRU: least recent first
+    std::list<std::uint64_t> recency_;  // LRU: least recent first
+    std::vector<std::uint64_t> slots_;  // random: the lines held
+    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> lru_at_;
+    std::unordered_map<std::uint64_t, std::size_t> slot_of_;
 };
 
 // Which of a ring's lines a level holds in the steady state of a chase: after
@@ -82,6 +86,7 @@ public:
 private:
     struct PlayedSet {
         std::vector<std::uint64_t> order;       // lines by visit
+        std::unordered_map<std::uint64_t, std::size_t> index;  // line -> its place in `order`
         std::vector<std::vector<bool>> passes;  // hits per timed pass, in `order`
     };
     struct SetState {

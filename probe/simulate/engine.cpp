@@ -287,18 +287,23 @@ double SimulatedEngine::latency_of(Served served, LoadPath path, std::uint64_t a
             if (unified) return unified->hit_cycles + jitter(u.spread_cycles);
             return arch_.constant.l1_hit.cycles + jitter(arch_.constant.l1_hit.spread_cycles);
         case Served::constant_l15: return arch_.constant.l15_hit.cycles + jitter(arch_.constant.l15_hit.spread_cycles);
-        case Served::near: {
+        case Served::near:
+            if (options_.remote) break;
+            {
             const double slice = (unit_of((address / levels.near.line_bytes()) ^ slice_salt) - 0.5) * l2.slice_spread_cycles / 0.9;
             return (l2.near.cycles + slice + jitter(l2.near.spread_cycles - l2.slice_spread_cycles)) * (1 + contention) +
                    extra + tlb_cycles;
-        }
+            }
         case Served::far:
+            if (options_.remote) break;
             return (l2.far->cycles + jitter(l2.far->spread_cycles)) * (1 + contention) + extra + tlb_cycles;
         case Served::dram:
+            if (options_.remote) break;
             return (arch_.dram.latency.cycles + jitter(arch_.dram.latency.spread_cycles)) * (1 + contention) + extra +
                    tlb_cycles;
     }
-    return 0;
+    // Past L1 on a peer's memory: across the link, whatever the local L2 holds.
+    return options_.remote->latency_ns * 1e-9 * clock_hz() * (1 + 0.02 * random_.normal()) + extra + tlb_cycles;
 }
 
 ChaseResult SimulatedEngine::chase(const ChaseRequest& request) {

@@ -20,15 +20,25 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace gpu_topology::simulate {
 
+// An engine whose buffer lives in another device's memory (the node probe's
+// peer engine): every load past L1 crosses the link (the local L2 holds only
+// local memory), every read streams at the link's rate.
+struct RemoteMemory {
+    double latency_ns = 0;
+    double read_bytes_per_s = 0;
+};
+
 struct RunOptions {
     std::uint64_t seed = 1;
     bool busy = false;  // another workload comes and goes (Noise::busy_*)
+    std::optional<RemoteMemory> remote;
 };
 
 // What the CUDA runtime would report for the simulated device: the

@@ -49,6 +49,8 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
     const double dram_rate = rate(arch_.dram.bandwidth_bytes_per_s, arch_.dram.latency.cycles);
     const std::uint64_t l2_bytes = std::uint64_t(arch_.facts.l2_bytes);
     double seconds = kLaunchSeconds;
+    if (options_.remote && r.pattern != ReadPattern::shared)  // a peer's memory streams at the link's rate
+        return seconds + bytes / (options_.remote->read_bytes_per_s * busy * (1 + 0.003 * random_.normal()));
     switch (r.pattern) {
         case ReadPattern::shared:
             seconds += bytes / rate(arch_.shared.bandwidth_bytes_per_cycle * hz * sms, arch_.shared.latency.cycles);

@@ -51,6 +51,10 @@ struct Judged {
 // model (`measured`) also gets each quantity's allowance of the description,
 // for sources that measured it another way than the probe does.
 std::vector<Judged> judge(const Architecture& arch, const util::Json& profile, bool measured = false);
+// A node profile of simulated devices (simulate --node): every device as judge()
+// does, each quantity named "device <i>: <name>", and every link's values
+// against the description's links.
+std::vector<Judged> judge_node(const Architecture& arch, const util::Json& node);
 bool any_wrong(const std::vector<Judged>& judged);
 
 }  // namespace gpu_topology::simulate

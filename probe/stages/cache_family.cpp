@@ -32,22 +32,36 @@ const std::string kInstanceMethod =
 // overflows that cache whatever the replacement policy.
 constexpr double kVictimShare = 0.5, kOtherShare = 1.5;
 
+std::uint32_t stride_of(const CacheResult& cache) { return cache.ring_stride ? cache.ring_stride : ring_stride(cache.path()); }
+std::uint64_t capacity_of(const CacheResult& cache) { return cache.ring_capacity ? cache.ring_capacity : cache.size_bytes(); }
+
 RingUse victim_ring(const CacheResult& cache) {
     return {.path = cache.path(),
-            .footprint_bytes = std::max<std::uint64_t>(std::uint64_t(kVictimShare * double(cache.size_bytes())),
-                                                       ring_stride(cache.path())),
-            .stride_bytes = ring_stride(cache.path()),
+            .footprint_bytes = std::max<std::uint64_t>(std::uint64_t(kVictimShare * double(capacity_of(cache))),
+                                                       stride_of(cache)),
+            .stride_bytes = stride_of(cache),
             .passes = 1};
 }
 
 RingUse other_ring(const CacheResult& cache, const RingUse& victim, std::uint32_t warp) {
     const std::size_t offset = same_space(victim.path, cache.path()) ? round_up(victim.footprint_bytes, 4 * KiB) : 0;
     return {.path = cache.path(),
-            .footprint_bytes = std::uint64_t(kOtherShare * double(cache.size_bytes())),
-            .stride_bytes = ring_stride(cache.path()),
+            .footprint_bytes = std::uint64_t(kOtherShare * double(capacity_of(cache))),
+            .stride_bytes = stride_of(cache),
             .offset = offset,
             .warp = warp,
             .passes = 2};
+}
+
+// A line under the ring stride: eviction rings step by the line, over the span at it.
+void ring_at_line(CacheResult& cache) {
+    if (!cache.line.line || cache.line.line->line_bytes >= ring_stride(cache.path())) return;
+    const std::uint32_t line = cache.line.line->line_bytes;
+    for (const auto& span : cache.line.spans)
+        if (span.stride_bytes == line) {
+            cache.ring_stride = line;
+            cache.ring_capacity = span.span_bytes;
+        }
 }
 
 bool fits_path(SweepRunner& runner, const RingUse& use) {
@@ -78,8 +92,9 @@ std::string instances_text(const CacheResult& cache) {
 }  // namespace
 
 CapacityQuestion unified_l1_size_question(LoadPath path, int carveout_percent, Order order, std::string name,
-                                          std::uint64_t max_bytes, std::uint32_t threads_per_block) {
-    return {{.name = std::move(name), .path = path, .stride_bytes = 128, .order = order,
+                                          std::uint64_t max_bytes, std::uint32_t threads_per_block,
+                                          std::uint32_t stride_bytes) {
+    return {{.name = std::move(name), .path = path, .stride_bytes = stride_bytes, .order = order,
              .carveout_percent = carveout_percent, .samples = 1024, .threads_per_block = threads_per_block},
             4 * KiB, 1 * KiB, max_bytes};
 }
@@ -108,6 +123,19 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
     cache.line = measure_line(runner, span_question, {32, 64, 128, 256, 512},
                               analysis::StrideSpan{128, cache.size_bytes()});
     progress.done(cache.line.line ? std::to_string(cache.line.line->line_bytes) + " B" : "not found");
+    // A line under the size rings' stride leaves each line partly empty: such a ring fits more
+    // than the cache holds. A path that sizes itself here sizes again at its line.
+    if (!known_size && cache.line.line && cache.line.line->line_bytes < kUnifiedRingStride && cache.size.found) {
+        const std::uint32_t line = cache.line.line->line_bytes;
+        progress.step(label + " size at its " + std::to_string(line) + " B line");
+        cache.size = measure_capacity(runner, unified_l1_size_question(row.path, plan.carveout_percent, Order::sequential,
+                                                                       key + "_size_stride" + std::to_string(line),
+                                                                       plan.max_l1_bytes, 0, line));
+        cache.size_method = kSizeMethod + ", " + path_name + ", stride " + std::to_string(line) + " B (its line), carveout " +
+                            std::to_string(plan.carveout_percent) + "%";
+        progress.done(cache.size.found ? bytes_text(cache.size_bytes()) : "not found");
+    }
+    ring_at_line(cache);
 
     progress.step(label + " fetch granularity (first touch)");
     cache.sector = measure_fetch_granularity(runner, row.path, plan.fresh_offset, key + "_first_touch").granularity;
@@ -164,6 +192,20 @@ std::array<CacheResult, 2> measure_constant_caches(SweepRunner& runner, Progress
     span_question.spec.name = "constant_l1_span";
     l1.line = measure_line(runner, span_question, {16, 32, 64, 128, 256}, analysis::StrideSpan{kConstantStride, l1.size_bytes()});
     progress.done(l1.line.line ? std::to_string(l1.line.line->line_bytes) + " B" : "not found");
+    // A line under the ring's 64 B leaves each line partly empty: size again at the line.
+    if (l1.line.line && l1.line.line->line_bytes < kConstantStride && l1.size.found) {
+        const std::uint32_t line = l1.line.line->line_bytes;
+        progress.step("constant L1 size at its " + std::to_string(line) + " B line");
+        CapacityQuestion at_line = l1_question;
+        at_line.spec.name = "constant_l1_size_stride" + std::to_string(line);
+        at_line.spec.stride_bytes = line;
+        at_line.step_bytes = line;
+        l1.size = measure_capacity(runner, at_line);
+        l1.size_method = kSizeMethod + ", ld.const, stride " + std::to_string(line) + " B (its line)";
+        progress.done(l1.size.found ? bytes_text(l1.size_bytes()) : "not found");
+        l1.ring_stride = line;
+        l1.ring_capacity = l1.size_bytes();
+    }
 
     // Loads that miss constant L1 and hit L1.5: sequential, every 8 B, over four L1 capacities.
     const std::uint64_t beyond_l1 = std::clamp<std::uint64_t>(round_up(4 * l1.size_bytes(), KiB), 4 * KiB, capacity / 2);

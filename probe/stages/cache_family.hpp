@@ -72,6 +72,10 @@ struct CacheResult {
     std::string miss_level;  // where a miss is served from
     std::vector<analysis::EvictionDecision> instance_tests;  // warps 1..3 against warp 0
     std::optional<std::uint32_t> per_sm;
+    // The stride eviction rings step by, and the capacity at it: the path's ring
+    // stride, or its line when that is smaller (then the span at the line).
+    std::uint32_t ring_stride = 0;
+    std::uint64_t ring_capacity = 0;
 
     std::string_view key() const { return row->key; }
     kernels::LoadPath path() const { return row->path; }
@@ -85,9 +89,13 @@ struct FamilyPlan {
     int carveout_percent = 0;         // max L1, where the unified caches are largest
 };
 
-// How a unified-L1 path is sized: stride 128 B, from a 4 KiB all-hit ring, to 1 KiB.
+// The stride of unified-L1 size rings: the line of every NVIDIA L1 since Fermi.
+inline constexpr std::uint32_t kUnifiedRingStride = 128;
+
+// How a unified-L1 path is sized: stride 128 B (or `stride_bytes`), from a 4 KiB all-hit ring, to 1 KiB.
 CapacityQuestion unified_l1_size_question(kernels::LoadPath path, int carveout_percent, Order order, std::string name,
-                                          std::uint64_t max_bytes, std::uint32_t threads_per_block = 0);
+                                          std::uint64_t max_bytes, std::uint32_t threads_per_block = 0,
+                                          std::uint32_t stride_bytes = kUnifiedRingStride);
 
 // Size, line, fetch granularity, hit/miss latency and instances per SM of one
 // unified-L1 path.

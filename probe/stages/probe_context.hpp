@@ -29,6 +29,9 @@ struct Scratch {
     std::optional<analysis::Granularity> l2_fetch;    // first touch after evicting L2
     std::optional<analysis::CapacityEstimate> l2_near;
     std::optional<LineAnswer> l2_line;
+    // The stride L1 rings are sized at: 128 B, or the L1 line once measured smaller
+    // (a ring 128 B apart leaves lines of 64 B half empty: it would fit twice L1).
+    std::uint32_t l1_size_stride = kUnifiedRingStride;
 
     template <typename T>
     static const T& required(const std::optional<T>& answer, std::string_view what) {
@@ -51,9 +54,11 @@ inline std::uint64_t l1_search_bound(const DeviceFacts& facts) {
 
 // A ring that misses every L1 and stays in near L2: 4 MiB, or a quarter of a
 // smaller L2 (an L2 of two partitions keeps half of itself near; a quarter
-// leaves room for the spread of a hashed index).
+// leaves room for the spread of a hashed index), and no less than the L1
+// search bound (what an L1 may hold at the size rings' stride).
 inline std::uint64_t near_l2_ring_bytes(const DeviceFacts& facts) {
-    return std::min<std::uint64_t>(4 * MiB, static_cast<std::uint64_t>(facts.l2_bytes) / 4 / KiB * KiB);
+    return std::max(l1_search_bound(facts),
+                    std::min<std::uint64_t>(4 * MiB, static_cast<std::uint64_t>(facts.l2_bytes) / 4 / KiB * KiB));
 }
 
 struct ProbeContext {

@@ -76,7 +76,7 @@ void run_random_order(ProbeContext& ctx) {
     ctx.progress.step("L1 size, carveout 0%, random order");
     const auto l1_random = measure_capacity(
         ctx.runner, unified_l1_size_question(LoadPath::l1, 0, Order::random, "l1_size_carveout0_random",
-                                             ctx.l1_search_bound()));
+                                             ctx.l1_search_bound(), 0, ctx.scratch.l1_size_stride));
     ctx.progress.done(bytes_text(l1_random.capacity_bytes));
     ctx.cross_check({.name = "l1: random order agrees with sequential", .expected = double(l1.capacity_bytes),
                .measured = double(l1_random.capacity_bytes),

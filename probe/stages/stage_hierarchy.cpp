@@ -59,14 +59,23 @@ void run_latencies(ProbeContext& ctx) {
 
 namespace {
 
+// A plateau's latency; `faster_level_cycles`: the level before it, whose hits a
+// ring the slower level cannot hold may still find (analysis::without_faster_level).
 model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, const analysis::Sweep& curve,
-                              double timer_uncertainty, const std::string& method, const std::string& missing) {
+                              double timer_uncertainty, const std::string& method, const std::string& missing,
+                              double faster_level_cycles) {
     if (!plateau) return model::unmeasured(missing);
     std::vector<double> samples;
     for (const auto& p : curve.points)
         if (p.footprint_bytes >= plateau->first_bytes && p.footprint_bytes <= plateau->last_bytes)
             samples.insert(samples.end(), p.cycles.begin(), p.cycles.end());
-    return latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method);
+    const auto kept = analysis::without_faster_level(samples, faster_level_cycles);
+    if (kept.size() == samples.size())
+        return latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method);
+    return latency_result(analysis::summarize(kept), kept, plateau->last_bytes, timer_uncertainty,
+                          method + "; the loads of the level before it (" +
+                              std::to_string(samples.size() - kept.size()) + " of " + std::to_string(samples.size()) +
+                              ") left out");
 }
 
 }  // namespace
@@ -90,12 +99,15 @@ void run_hierarchy_curve(ProbeContext& ctx) {
                           " (KS D " + util::format_number(std::round(cp.test.statistic * 100) / 100) + ")");
 
     const double u = ctx.scratch.timer_uncertainty;
-    ctx.set(id("L2_FAR_LATENCY_CYCLES"),
-            plateau_latency(levels.l2_far, curve, u,
-                            "plateau of the hierarchy curve after the near-L2 plateau, inside the API's L2 size",
-                            "the latency curve shows no second plateau inside L2"));
+    const double near_cycles = ctx.scratch.l2_latency ? ctx.scratch.l2_latency->summary.p50 : 0;
+    const auto far = plateau_latency(levels.l2_far, curve, u,
+                                     "plateau of the hierarchy curve after the near-L2 plateau, inside the API's L2 size",
+                                     "the latency curve shows no second plateau inside L2", near_cycles);
+    ctx.set(id("L2_FAR_LATENCY_CYCLES"), far);
+    const auto* far_latency = std::get_if<model::LatencyEstimate>(&far);
     const auto dram = plateau_latency(levels.dram, curve, u, "plateau of the hierarchy curve beyond the API's L2 size",
-                                      "the latency curve shows no plateau beyond L2");
+                                      "the latency curve shows no plateau beyond L2",
+                                      far_latency ? far_latency->p50 : near_cycles);
     ctx.set(id("DRAM_LATENCY_CYCLES"), dram);
     // The L2 first touch must have gone to DRAM: its fetches as slow as the DRAM plateau.
     if (levels.dram && ctx.scratch.l2_fetch)

@@ -80,8 +80,9 @@ analysis::CapacityEstimate size_l1(ProbeContext& ctx, const Launch& l, std::vect
     std::string name = "l1_size_carveout" + carveout_name(l.carveout);
     if (!own_shape) name += "_threads" + std::to_string(l.threads);
     if (l.kernel == ChaseKernel::plain) name += "_plain" + std::to_string(l.dynamic_shared_bytes / KiB) + "k";
+    if (ctx.scratch.l1_size_stride != kUnifiedRingStride) name += "_stride" + std::to_string(ctx.scratch.l1_size_stride);
     auto question = unified_l1_size_question(LoadPath::l1, l.carveout, Order::sequential, name, ctx.l1_search_bound(),
-                                             own_shape ? 0 : l.threads);
+                                             own_shape ? 0 : l.threads, ctx.scratch.l1_size_stride);
     question.spec.kernel = l.kernel;
     question.spec.dynamic_shared_bytes = l.dynamic_shared_bytes;
     question.hints = std::move(hints);
@@ -144,7 +145,10 @@ void run_l1_path(ProbeContext& ctx) {
                            .measured = double(span.span_bytes),
                            .tolerance = std::max(0.02 * double(known->capacity_bytes), 4.0 * KiB),
                            .detail = "same carveout, every second sector of each line touched",
-                           .concerns = {l1_row().quantities.size}});
+                           .concerns = {l1_row().quantities.size, id("L1_SIZE_DEFAULT_CARVEOUT_BYTES")}});
+    // Lines under 128 B: the carveout table sizes its rings at the line.
+    if (cache.line.line && cache.line.line->line_bytes < kUnifiedRingStride)
+        ctx.scratch.l1_size_stride = cache.line.line->line_bytes;
     cross_check_fetches_served_by(ctx, cache);
     ctx.scratch.unified.clear();
     ctx.scratch.unified.push_back(std::move(cache));
@@ -176,7 +180,9 @@ void run_l1_carveouts(ProbeContext& ctx) {
             std::optional<std::uint64_t> larger_shape;
             for (std::uint32_t threads : k.shapes) {
                 const Launch launch{carveout, threads, k.chase, k.dynamic_shared_bytes};
-                const bool known = k.chase == ChaseKernel::probe && threads == kChaseThreads && ctx.scratch.l1_at.count(carveout);
+                // The quick level's sizes serve when they were measured at the stride the table uses.
+                const bool known = k.chase == ChaseKernel::probe && threads == kChaseThreads &&
+                                   ctx.scratch.l1_at.count(carveout) && ctx.scratch.l1_size_stride == kUnifiedRingStride;
                 std::vector<std::uint64_t> hints;
                 if (larger_shape) hints.push_back(*larger_shape);
                 if (carveout >= 0 && last_at_shape.count(threads)) hints.push_back(last_at_shape[threads]);
