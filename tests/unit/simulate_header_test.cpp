@@ -1,0 +1,180 @@
+// The header on other architectures: for every description in architectures/,
+// the simulated profile is rendered by the probe's own `render` command and a
+// program using the header compiles (host; and device with nvcc where the build
+// has it) with static_asserts that hold its helpers to the described hierarchy:
+//  - conflict_free_pitch gives a pitch whose column of floats or doubles takes
+//    the fewest bank conflicts the described banks allow (one way for floats on
+//    32 banks of 4 B, two for doubles: 64 words on 32 banks);
+//  - l1_bytes_at answers the L1 the described split leaves a launch, within what the
+//    probe's size search resolves;
+//  - the stencil chooser's block and its short list keep rows of whole described
+//    L1 lines, and every listed tile with its halo fits the shared memory a block
+//    may declare.
+#include "model/serialize.hpp"
+#include "simulate/run.hpp"
+#include "simulate/split.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace {
+using namespace gpu_topology;
+namespace fs = std::filesystem;
+
+// A random-eviction L1 reads up to 8 % above its bytes, a measured size 4 % more (expected.cpp),
+// and a size of a few KiB up to two search steps of 1 KiB less.
+constexpr double kL1Allowance = 1.08 * 1.04;
+constexpr std::uint64_t kL1Slack = 2048;
+
+// Launches l1_bytes_at is asked about: (carveout, threads, bytes the kernel declares), each a
+// kind the carveout table measures (the probe's 16-byte kernel, none, 8 and 32 KiB dynamic).
+struct Launch {
+    int carveout;
+    std::uint32_t threads, declared;
+};
+constexpr Launch kLaunches[] = {{0, 1024, 0}, {25, 256, 0}, {100, 32, 0}, {0, 1024, 16}, {50, 256, 16},
+                                {-1, 1024, 8192}, {10, 256, 32768}};
+
+std::string program(const simulate::Architecture& arch, bool device) {
+    std::ostringstream p;
+    p << "#include <gpu_topology.hpp>\n#include <gpu_topology_stencil.hpp>\n"
+      << "namespace described {\n"
+      << "struct banks_t { std::uint32_t banks, bank_bytes; };\n"
+      << "constexpr banks_t shared{" << arch.shared.banks << "u, " << arch.shared.bank_bytes << "u};\n"
+      << "constexpr std::uint32_t l1_line = " << arch.unified.l1.line_bytes << "u;\n"
+      << "constexpr std::uint64_t shared_per_block = " << arch.facts.shared_per_block_optin_bytes << "ull;\n"
+      << "}\n";
+    p << "#if !defined(GPU_TOPOLOGY_SHARED_BANKS_UNMEASURED) && !defined(GPU_TOPOLOGY_SHARED_BANK_BYTES_UNMEASURED)\n";
+    // The fewest ways a column of 32 elements can take: all of its bank words spread over every bank.
+    for (const auto& [type, size] : {std::pair{"float", 4u}, std::pair{"double", 8u}}) {
+        const std::uint32_t row = arch.shared.banks * arch.shared.bank_bytes;
+        p << "static_assert(gpu_topology::column_conflict_ways<" << type << ">(gpu_topology::conflict_free_pitch<" << type
+          << ">(32, gpu_topology::shared), described::shared) == " << std::max(1u, (32 * size + row - 1) / row)
+          << ", \"the pitch conflicts on the described banks more than it must\");\n";
+    }
+    p << "#endif\n#if !defined(GPU_TOPOLOGY_L1_SIZE_BYTES_UNMEASURED)\n";
+    for (const auto& l : kLaunches) {
+        if (l.declared > std::uint64_t(arch.facts.shared_per_block_optin_bytes)) continue;
+        const bool probe = l.declared == simulate::kProbeStaticSharedBytes;
+        const auto described = double(simulate::l1_bytes(
+            arch, {probe ? kernels::ChaseKernel::probe : kernels::ChaseKernel::plain, probe ? 0 : l.declared,
+                   l.threads, l.carveout}));
+        const auto call = "gpu_topology::l1_bytes_at(" + std::to_string(l.carveout) + ", " +
+                          std::to_string(l.threads) + "u, " + std::to_string(l.declared) + "u)";
+        p << "static_assert(" << call << " <= " << std::uint64_t(described * kL1Allowance)
+          << "ull, \"l1_bytes_at answers more L1 than the launch gets\");\n"
+          << "static_assert(" << call << " + " << kL1Slack << "ull >= " << std::uint64_t(described / kL1Allowance)
+          << "ull, \"l1_bytes_at answers less L1 than the launch gets\");\n";
+    }
+    p << "#endif\n";
+    // The chooser needs every fact of stencil_machine.
+    p << "#if !defined(GPU_TOPOLOGY_L1_SIZE_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_LINE_BYTES_UNMEASURED) && "
+         "!defined(GPU_TOPOLOGY_L1_SECTOR_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S_UNMEASURED) && "
+         "!defined(GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S_UNMEASURED) && !defined(GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S_UNMEASURED)\n"
+      << "constexpr bool fits(std::uint32_t threads, std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint32_t r) {\n"
+      << "    const gpu_topology::grid_extent g{x, y, z};\n"
+      << "    const auto pick = gpu_topology::choose_star_stencil_block<float>(g, r, threads);\n"
+      << "    if (pick.threads() != threads || pick.x * sizeof(float) < described::l1_line) return false;\n"
+      << "    const auto list = gpu_topology::star_stencil_shortlist<float>(g, r, threads);\n"
+      << "    for (std::uint32_t i = 0; i < list.count; ++i) {\n"
+      << "        const auto& b = list.blocks[i];\n"
+      << "        const std::uint64_t halo = (b.tile_x() + 2 * r) * (b.tile_y() + 2 * r) * (b.tile_z() + 2 * r);\n"
+      << "        if (b.threads() != threads || halo * sizeof(float) > described::shared_per_block) return false;\n"
+      << "    }\n"
+      << "    return list.count > 0;\n"
+      << "}\n"
+      << "static_assert(fits(1024, 256, 256, 256, 1), \"a stencil tile breaks the described hierarchy\");\n"
+      << "static_assert(fits(256, 512, 64, 64, 2), \"a stencil tile breaks the described hierarchy\");\n"
+      << "static_assert(fits(128, 96, 96, 96, 4), \"a stencil tile breaks the described hierarchy\");\n";
+    if (device)
+        p << "__global__ void at_run_time(std::uint32_t* out, std::uint32_t columns, std::uint32_t threads) {\n"
+          << "    out[0] = gpu_topology::conflict_free_pitch<float>(columns, gpu_topology::shared);\n"
+          << "    out[1] = gpu_topology::choose_star_stencil_block<float>({256, 256, 256}, 1, threads).x;\n"
+          << "}\n";
+    p << "#endif\nint main() { return 0; }\n";
+    return p.str();
+}
+
+std::string quoted(const fs::path& p) {
+    std::string q(1, '\'');  // built by appending: g++ 12 warns falsely on "'" + string
+    q += p.string();
+    q += '\'';
+    return q;
+}
+
+std::vector<fs::path> descriptions() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(GPU_TOPOLOGY_ARCHITECTURES))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// Simulates the description and renders its header with the probe's own `render` command (the
+// header and whatever it includes from the package); returns the folder that holds it.
+fs::path render_simulated_header(const fs::path& file, const simulate::Architecture& arch, const std::string& test) {
+    const fs::path dir = fs::path(GPU_TOPOLOGY_FUZZ_DIR) / test / file.stem();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    stages::Progress quiet(false);
+    std::ofstream(dir / "profile.json") << model::to_json(simulate::simulate_probe(arch, {}, {}, quiet)).dump();
+    const std::string render = quoted(GPU_TOPOLOGY_PROBE) + " render " + quoted(dir / "profile.json") + " --header " +
+                               quoted(dir / "gpu_topology.hpp") + " --source simulated:" + file.filename().string() +
+                               " > " + quoted(dir / "render.log") + " 2>&1";
+    EXPECT_EQ(std::system(render.c_str()), 0) << render;
+    return dir;
+}
+
+// The chooser needs every fact of stencil_machine; on a modulo-indexed L1 of few sets the probe
+// leaves the line unmeasured, and the chooser does not compile there.
+bool chooser_compiles(const fs::path& dir) {
+    std::ifstream rendered(dir / "gpu_topology.hpp");
+    const std::string header{std::istreambuf_iterator<char>(rendered), std::istreambuf_iterator<char>()};
+    for (const char* fact : {"L1_SIZE_BYTES", "L1_LINE_BYTES", "L1_SECTOR_BYTES", "L1_BANDWIDTH_BYTES_PER_S",
+                             "L2_BANDWIDTH_BYTES_PER_S", "DRAM_BANDWIDTH_BYTES_PER_S"})
+        if (header.find("GPU_TOPOLOGY_" + std::string(fact) + "_UNMEASURED") != std::string::npos) return false;
+    return true;
+}
+
+TEST(SimulateHeader, RenderedFromEverySimulatedProfileFitsItsHierarchy) {
+    int with_chooser = 0;
+    for (const auto& file : descriptions()) {
+        SCOPED_TRACE(file.filename().string());
+        const auto arch = simulate::load_architecture(file);
+        const fs::path dir = render_simulated_header(file, arch, "simulated_headers");
+        with_chooser += chooser_compiles(dir);
+        std::ofstream(dir / "uses_header.cpp") << program(arch, false);
+        const std::string host = quoted(GPU_TOPOLOGY_CXX) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I" +
+                                 quoted(dir) + " -I" + quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cpp") +
+                                 " > " + quoted(dir / "host.log") + " 2>&1";
+        EXPECT_EQ(std::system(host.c_str()), 0) << "see " << (dir / "host.log") << " (" << host << ")";
+    }
+    EXPECT_GT(with_chooser, 0) << "no description's header let the stencil chooser compile";
+}
+
+// Device code: one header suffices (the same code with other numbers), and nvcc is slow.
+TEST(SimulateHeader, RenderedFromASimulatedProfileCompilesForTheDevice) {
+    if (std::string_view(GPU_TOPOLOGY_NVCC).empty()) GTEST_SKIP() << "this build has no CUDA compiler";
+    for (const auto& file : descriptions()) {
+        const auto arch = simulate::load_architecture(file);
+        const fs::path dir = render_simulated_header(file, arch, "simulated_device_headers");
+        if (!chooser_compiles(dir)) continue;
+        SCOPED_TRACE(file.filename().string());
+        std::ofstream(dir / "uses_header.cu") << program(arch, true);
+        const std::string nvcc = quoted(GPU_TOPOLOGY_NVCC) + " -std=c++17 -arch=sm_90 -c -I" + quoted(dir) + " -I" +
+                                 quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cu") + " -o " +
+                                 quoted(dir / "uses_header.o") + " > " + quoted(dir / "device.log") + " 2>&1";
+        EXPECT_EQ(std::system(nvcc.c_str()), 0) << "see " << (dir / "device.log");
+        return;
+    }
+    FAIL() << "no description's header let the stencil chooser compile";
+}
+
+}  // namespace
