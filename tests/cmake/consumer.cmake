@@ -923,7 +923,7 @@ if(DEFINED BAD)
 endif()
 ]=])
   file(WRITE "${WORK}/project/which_gpu.cpp" [=[
-#include <gpu_topology.hpp>
+#include <gpu_topology/ctest.hpp>
 #include <cstdio>
 #include <cstdlib>
 int main() {
