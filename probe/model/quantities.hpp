@@ -296,7 +296,7 @@ inline constexpr std::array kRelations{
     Relation{"CONSTANT_L15_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
     Relation{"L2_MISS_PENALTY_CYCLES", "DRAM_LATENCY_CYCLES", true, "the penalty is part of the DRAM latency"},
     // The clock is clock64 cycles over globaltimer nanoseconds; a GPU-test probe on an H100 read 1994.75 MHz
-    // against a 1980 MHz maximum (2026-11-23, +0.75 %), so the estimate may exceed the maximum by its error.
+    // against a 1980 MHz maximum (+0.75 %), so the estimate may exceed the maximum by its error.
     Relation{"SM_CLOCK_KHZ", "SM_CLOCK_MAX_KHZ", false, "the SM clock stays at or below the maximum the CUDA runtime reports, within 2 % (the estimate's error)", 0.02},
 };
 // clang-format on
