@@ -17,10 +17,14 @@
 // (gpu-topology-probe ignores SIGXFSZ, so a file-size limit is a write error
 // that cleans up, not a kill.)
 //
-// Only regular files are written. A symbolic link at the target is written
-// through (the file it points to is replaced, the link stays); any other
-// existing target that is not a regular file (a device, a pipe, a directory)
-// is refused with an error, and nothing is ever read from it.
+// Only regular files are replaced, and only those the user could write in
+// place: a read-only file (no write permission, 0444, whoever runs the probe)
+// or one the user may not write is refused, although its directory would let
+// a rename replace it. A symbolic link at the target is written through to
+// the existing regular file it points to (that file is replaced, the link
+// stays); a link to nothing or to anything else, and any other existing
+// target that is not a regular file (a device, a pipe, a directory), is
+// refused with an error, and nothing is ever read from it.
 #include <filesystem>
 #include <string>
 #include <string_view>
