@@ -224,10 +224,9 @@ public:
         if (!rows) return;
         if (!rows->is_array()) return fail("caches.l1.carveouts", "expected array", rows);
         if (rows->as_array().size() > kMaxListEntries) return;  // named by strings()
-        for (std::size_t i = 0; i < rows->as_array().size(); ++i) {
+        for (std::size_t i = 0; i < rows->as_array().size() && !problems_.full(); ++i) {  // the rest: only counted
             const Json& row = rows->as_array()[i];
             const std::string at = "caches.l1.carveouts[" + std::to_string(i) + "]";
-            if (problems_.full()) return;  // the rest would only be counted
             if (!row.is_object()) {
                 fail(at, "expected object", &row);
                 continue;
@@ -320,8 +319,11 @@ public:
         if (!written_by_) fail("probe.version", "expected a version, three whole numbers such as 1.2.1", v);
     }
     const std::optional<ProbeVersion>& written_by() const { return written_by_; }
-    void device_index() {
+    // Which device: its name, uuid and index (a device section of another type is named by check_sections).
+    void device() {
         if (!is_section(root_, "device")) return;
+        string_field("device.name");
+        string_field("device.uuid");
         whole("device.index", root_.at_path("device.index"), 0, kMaxDeviceIndex);
     }
     // What each measurement was checked against: a list of objects.
@@ -374,9 +376,7 @@ void validate(const Json& profile, Problems& problems, const std::string& prefix
     validator.source();
     validator.version();
     check_sections(profile, validator.written_by(), problems, prefix);
-    validator.string_field("device.name");
-    validator.string_field("device.uuid");
-    validator.device_index();
+    validator.device();
     for (const auto& q : kQuantities) validator.quantity(q);
     validator.carveouts();
     validator.curve();

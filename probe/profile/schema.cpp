@@ -35,7 +35,6 @@ struct Sections {
         for (const auto& q : kQuantities) add(q.path);
         for (const auto member : model::kOtherMembers) add(member);
     }
-    bool is_section(std::string_view path) const { return members.find(path) != members.end(); }
 };
 const Sections& sections() {
     static const Sections kSections;

@@ -122,7 +122,8 @@ if(EXISTS "${WORK_DIR}/never.hpp")
 endif()
 
 # A node profile of a million bad links: one problem, quickly, in a short message.
-file(READ "${CMAKE_CURRENT_LIST_DIR}/../../generated/profiles/nvidia-h200-x2-node.json" node)
+get_filename_component(profiles "${PROFILE}" DIRECTORY)
+file(READ "${profiles}/nvidia-h200-x2-node.json" node)
 string(REPEAT "{}," 1000000 links)
 string(REPLACE "\"links\": [" "\"links\": [${links}" node "${node}")
 file(WRITE "${WORK_DIR}/links.json" "${node}")
