@@ -1,5 +1,6 @@
 #include "recorded_engine.hpp"
 
+#include "../util/atomic_file.hpp"
 #include "../util/text.hpp"
 
 #include <algorithm>
@@ -105,7 +106,9 @@ constexpr double kMaxSeconds = 3600;
 // --- recording ------------------------------------------------------------------
 
 RecordingEngine::RecordingEngine(kernels::Engine& inner, const DeviceFacts& f, const std::filesystem::path& file)
-    : inner_(inner), out_(file), file_(file) {
+    : inner_(inner), file_(file) {
+    util::check_writable(file);  // written as the probe goes, but over regular files only, like every output
+    out_.open(file);
     if (!out_) throw std::runtime_error(file.string() + ": cannot write the engine log");
     out_ << kEngineLogMagic << "\n" << facts_line(f) << "\n";
     out_ << "name " << f.name << "\nuuid " << f.uuid << "\n";

@@ -192,6 +192,8 @@ bool write_file_if_changed(const std::filesystem::path& requested, std::string_v
     return true;
 }
 
+void check_writable(const std::filesystem::path& target) { (void)writable_target(target); }
+
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
     struct stat first {}, second {};
     if (::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0)

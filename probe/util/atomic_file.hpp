@@ -39,6 +39,11 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
 // Returns whether the file was written.
 bool write_file_if_changed(const std::filesystem::path& target, std::string_view content);
 
+// Throws std::runtime_error naming `target` unless the rule above lets it be
+// written: nothing there, a regular file the user could write, or a link to
+// one. For a file written as it goes rather than atomically (an engine log).
+void check_writable(const std::filesystem::path& target);
+
 // Whether two paths name one file: by identity (device and inode) where both
 // exist, by their normalized absolute paths (symbolic links in the existing
 // part resolved) otherwise.

@@ -111,6 +111,7 @@ TEST_F(OutputFilesTest, ReadOnlyFilesAreNotReplaced) {
         EXPECT_TRUE(others({"gpu_topology.hpp"}).empty());
     }
     EXPECT_FALSE(write_file_if_changed(header, "old")) << "unchanged: nothing to write";
+    EXPECT_THROW(check_writable(header), std::runtime_error) << "nor is it opened for a log written as it goes";
 }
 
 // "Only regular files are replaced" (DESIGN.md §5), links included: a link is
@@ -128,6 +129,9 @@ TEST_F(OutputFilesTest, LinksAreWrittenThroughToRegularFilesOnly) {
     fs::create_symlink(elsewhere, dir / "dangling.hpp");
     EXPECT_THROW(write_file_atomically(dir / "dangling.hpp", "x"), std::runtime_error);
     EXPECT_THROW(write_file_if_changed(dir / "dangling.hpp", "x"), std::runtime_error);
+    EXPECT_THROW(check_writable(dir / "dangling.hpp"), std::runtime_error);
+    EXPECT_NO_THROW(check_writable(dir / "live.hpp"));
+    EXPECT_NO_THROW(check_writable(dir / "new.log"));
     EXPECT_FALSE(fs::exists(dir / "elsewhere"));
     EXPECT_TRUE(fs::is_symlink(dir / "dangling.hpp"));
 
