@@ -158,6 +158,7 @@ private:
     }
     Json parse_value(int depth) {
         if (depth > 64) fail("nesting deeper than 64 levels");
+        if (++values_ > kMaxValues) fail("more than " + std::to_string(kMaxValues) + " values: larger than any profile");
         skip_space();
         if (pos_ >= text_.size()) fail("unexpected end of input (truncated file?)");
         const char c = text_[pos_];
@@ -333,6 +334,7 @@ private:
     std::string_view text_;
     std::string_view source_;
     std::size_t pos_ = 0;
+    std::size_t values_ = 0;
 };
 
 }  // namespace

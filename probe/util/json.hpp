@@ -17,6 +17,10 @@ namespace gpu_topology::util {
 // Keys longer than this are refused while parsing (a profile's keys are short
 // names; docs/profile-schema.md promises the bound for every string).
 inline constexpr std::size_t kMaxKeyBytes = 4096;
+// A document holds at most this many values (a profile about 2000, a node of
+// 64 devices about 100 000): parsing stops there, so a file of small values
+// (16 MiB of "0,") cannot take twenty times its size in memory.
+inline constexpr std::size_t kMaxValues = 1 << 20;
 
 class JsonError : public std::runtime_error {
 public:
@@ -77,7 +81,8 @@ public:
     // order mark is skipped. Linear in the size of the text. Strict: RFC 8259
     // numbers only (no "0132", "132.", "-.0"; 1e400 is out of range), strings of
     // well-formed UTF-8 whose \u surrogate pairs decode to one code point,
-    // keys of at most kMaxKeyBytes; what an error quotes is escaped (text.hpp).
+    // keys of at most kMaxKeyBytes, at most kMaxValues values, nested at most 64
+    // deep; what an error quotes is escaped (text.hpp).
     static Json parse(std::string_view text, std::string_view source = "<json>");
 
 private:

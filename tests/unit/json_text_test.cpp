@@ -116,6 +116,17 @@ TEST(JsonText, DeepNestingIsRefusedNotRecursedInto) {
     }
 }
 
+// A document of many small values is refused at kMaxValues, not held in twenty times its size.
+TEST(JsonText, ValuesAreBounded) {
+    std::string text = "[";
+    for (std::size_t i = 0; i + 1 < kMaxValues; ++i) text += "0,";
+    text.back() = ']';
+    EXPECT_EQ(parse_error(text), "") << "kMaxValues values, the array included";
+    text.back() = ',';
+    text += "0,0]";
+    EXPECT_NE(parse_error(text).find("more than 1048576 values: larger than any profile"), std::string::npos);
+}
+
 // An error quotes at most the start of a value, whatever its size.
 TEST(JsonText, ExcerptsAreShortWhateverTheValue) {
     Json big = Json::array();
