@@ -134,7 +134,8 @@ TEST(JsonText, ExcerptsAreShortWhateverTheValue) {
     const auto start = std::chrono::steady_clock::now();
     std::string quoted;
     for (int i = 0; i < 1000; ++i) quoted = excerpt(&big);
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+    // Dumping the whole value each time would write 7 GB; the start of it is a few kilobytes in all.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
     EXPECT_LE(quoted.size(), 64u);
     EXPECT_EQ(quoted.rfind("[0,1,2,3,", 0), 0u) << quoted;
 }

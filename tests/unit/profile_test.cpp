@@ -218,7 +218,8 @@ TEST(Profile, ErrorReportsAreBounded) {
               std::string::npos)
         << error.substr(0, 400);
     EXPECT_LT(error.size(), 1000u);
-    EXPECT_LT(seconds, 5.0) << "a parse and one count, not a million validations";
+    // A parse and one count, not a million validations (which took 21 s in a release build); generous, for sanitizers.
+    EXPECT_LT(seconds, 20.0);
 
     // A single profile of thousands of bad fields: the first ones, then how many more.
     auto profile = Json::parse(stored_text());
