@@ -46,6 +46,9 @@ void refuse_read_only(const fs::path& requested, const fs::path& file) {
 // nothing (it would create a file wherever the link says) or to anything but
 // a regular file. (refuse_read_only judges the file it finds.)
 fs::path resolved_target(const fs::path& target) {
+    // "out/" names a directory: no file may be made of it (a write would create the directory, then fail).
+    if (!target.has_filename())
+        throw std::runtime_error(target.string() + ": refusing to write: the path names a directory, not a file");
     std::error_code error;
     const auto link = fs::symlink_status(target, error);
     if (error || !fs::exists(link)) return target;  // a new file
