@@ -190,6 +190,7 @@ EngineLog read_engine_log(const std::filesystem::path& file, std::size_t load_pa
         const std::string_view line = rest.substr(0, newline);
         rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
         ++number;
+        if (!line.empty() && line.back() == '\r') fail("the line ends in CR (Windows line endings): an engine log's lines end in LF");
         if (number == 1) {
             if (line != kEngineLogMagic)
                 fail("not an engine log: the first line must be '" + std::string(kEngineLogMagic) + "'");

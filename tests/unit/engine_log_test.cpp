@@ -167,6 +167,14 @@ TEST(EngineLog, ImpossibleValuesAreRefusedByLine) {
     }
 }
 
+// A log that went through a Windows editor says so, at its first line.
+TEST(EngineLog, WindowsLineEndingsAreNamed) {
+    const auto error = replay_error([](auto& lines) {
+        for (auto& line : lines) line += '\r';
+    });
+    EXPECT_EQ(error.rfind("log:1: the line ends in CR (Windows line endings)", 0), 0u) << error;
+}
+
 // Lines of a megabyte: an unknown call or a result of a million samples is one short error.
 TEST(EngineLog, LongLinesGiveShortErrors) {
     std::size_t at = 0;
