@@ -121,20 +121,6 @@ if(EXISTS "${WORK_DIR}/never.hpp")
   message(FATAL_ERROR "a refused profile was rendered")
 endif()
 
-# A node profile of a million bad links: one problem, quickly, in a short message.
-get_filename_component(profiles "${PROFILE}" DIRECTORY)
-file(READ "${profiles}/nvidia-h200-x2-node.json" node)
-string(REPEAT "{}," 1000000 links)
-string(REPLACE "\"links\": [" "\"links\": [${links}" node "${node}")
-file(WRITE "${WORK_DIR}/links.json" "${node}")
-execute_process(COMMAND "${PROBE}" validate links.json WORKING_DIRECTORY "${WORK_DIR}" TIMEOUT 30
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-string(LENGTH "${err}" length)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "links: 1000002 links, but a node of 2 devices has one for each of its 2" OR
-   length GREATER 2000)
-  message(FATAL_ERROR "validate of a million links exited ${rc} with ${length} bytes of message:\n${err}")
-endif()
-
 # A file name of terminal escapes reaches standard output escaped.
 string(ASCII 27 esc)
 file(COPY_FILE "${PROFILE}" "${WORK_DIR}/${esc}]0;pwned${bell}.json")
