@@ -42,7 +42,7 @@ const Sections& sections() {
 }
 
 // The edit distance of two short words (a misspelt key against a member), at most `limit` + 1.
-std::size_t distance(std::string_view a, std::string_view b, std::size_t limit) {
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
     if (std::max(a.size(), b.size()) - std::min(a.size(), b.size()) > limit) return limit + 1;
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -65,7 +65,7 @@ std::string nearest(const std::set<std::string>& members, std::string_view key) 
     std::string best;
     std::size_t best_distance = kLimit + 1;
     for (const auto& m : members)
-        if (const auto d = distance(key, m, kLimit); d < best_distance) best = m, best_distance = d;
+        if (const auto d = edit_distance(key, m, kLimit); d < best_distance) best = m, best_distance = d;
     return best;
 }
 
