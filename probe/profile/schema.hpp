@@ -56,8 +56,8 @@ ProbeVersion first_holding(const model::Quantity& quantity);
 // Checks every section of `profile` (one of kSchema, `written_by` read from
 // its probe.version; nullopt when that is missing or no version): an object,
 // present where the version requires it, holding only quantities, sections
-// and model::kOtherMembers (and names of model::kRenamed). Problems are named
-// after `prefix`.
+// and model::kOtherMembers (and the old name of a model::kRenamed quantity,
+// unless its new name is there too). Problems are named after `prefix`.
 void check_sections(const util::Json& profile, const std::optional<ProbeVersion>& written_by, Problems& problems,
                     const std::string& prefix);
 

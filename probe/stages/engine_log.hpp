@@ -16,8 +16,8 @@
 // every count within what the request asked), and every error names
 // `file:line` and what was expected there.
 #include "../kernels/device_facts.hpp"
-#include "../model/node.hpp"
 #include "../model/quantities.hpp"
+#include "../profile/profile.hpp"
 
 #include <array>
 #include <charconv>
@@ -59,8 +59,7 @@ struct FactField {
 };
 // consteval: a misspelt name does not compile (model::id).
 consteval model::Rule rule_of(std::string_view quantity) { return model::kQuantities[model::id(quantity)].rule; }
-// A device index: below the most devices one node holds.
-inline constexpr model::Rule kDeviceIndex{0, double(model::kMaxNodeDevices - 1)};
+inline constexpr model::Rule kDeviceIndex{0, profile::kMaxDeviceIndex};
 // CUDA versions as the runtime reports them: 1000 x major + 10 x minor (13.0 is 13000).
 inline constexpr model::Rule kCudaVersion{1000, 999999};
 inline constexpr std::array<FactField, 18> kFactFields{{
