@@ -104,7 +104,7 @@ struct UnifiedL1 {
     std::uint64_t unusable_bytes = 0;  // of the L1 part, never holding a chased line
     CacheGeometry geometry;            // bytes: set per launch; line, fill, ways, index, replacement
     double spread_cycles = 0;
-    double bandwidth_bytes_per_cycle = 0;  // per SM (0: not described: reads are bound by Little's law alone)
+    double bandwidth_bytes_per_cycle = 0;  // per SM (0: not described: one row of the shared-memory banks a cycle)
     std::uint32_t instances_per_sm = 1;
     UnifiedPath l1, readonly, texture;
     SplitRule split;
@@ -136,7 +136,7 @@ struct L2Cache {
     Latency near;
     std::optional<Latency> far;           // none: a uniform L2
     double slice_spread_cycles = 0;       // of near.spread, the part fixed per line
-    double bandwidth_bytes_per_s = 0;  // 0: not described (reads are bound by Little's law alone)
+    double bandwidth_bytes_per_s = 0;  // 0: not described (the SMs keep in flight what saturates L1 at its latency)
     std::optional<double> far_bandwidth_bytes_per_s;
 };
 

@@ -35,12 +35,22 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
     const double per_pass = bytes / std::max(1u, r.passes);
     const double hz = clock_hz();
     const double busy = 1 - busy_share();
-    // Little's law: what the threads keep in flight over the latency of the level that serves them.
     const double threads = std::min<double>(double(r.threads) * r.blocks_per_sm, double(arch_.facts.max_threads_per_sm));
+    // Little's law: what the threads keep in flight over the latency of the level that serves them,
+    // up to the level's ceiling. Where a ceiling is not described: the unified storage reads at most
+    // one row of its banks a cycle, and a level behind it keeps no more in flight than saturates L1
+    // at the L1 hit latency (the SM's load path serves L1 and the levels behind it), so no level
+    // reads faster than L1.
+    const double l1_ceiling = (arch_.unified.bandwidth_bytes_per_cycle > 0
+                                   ? arch_.unified.bandwidth_bytes_per_cycle
+                                   : double(arch_.shared.banks) * arch_.shared.bank_bytes) *
+                              hz * sms;
+    const double in_flight = sms * threads * kBytesInFlightPerThread;
+    const double undescribed_in_flight = std::min(in_flight, l1_ceiling * arch_.unified.l1.hit_cycles / hz);
     const auto rate = [&](double ceiling, double latency_cycles) {
-        const double in_flight = sms * threads * kBytesInFlightPerThread;
-        const double bound = in_flight / (latency_cycles / hz);
-        return (ceiling > 0 ? std::min(ceiling, bound) : bound) * busy * (1 + 0.003 * random_.normal());
+        const double seconds_a_load = latency_cycles / hz;
+        const double r = ceiling > 0 ? std::min(ceiling, in_flight / seconds_a_load) : undescribed_in_flight / seconds_a_load;
+        return r * busy * (1 + 0.003 * random_.normal());
     };
     const double l2_rate = rate(arch_.l2.bandwidth_bytes_per_s, arch_.l2.near.cycles);
     const double far_rate =
@@ -60,7 +70,7 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
             // (a plain kernel without shared memory, left to the driver), the first pass from L2.
             const KernelShape shape{kernels::ChaseKernel::plain, 0, r.threads, -1};
             const bool in_l1 = r.op == kernels::CacheOp::ca && double(r.bytes) * r.blocks_per_sm <= double(l1_bytes(arch_, shape));
-            const double l1_rate = rate(arch_.unified.bandwidth_bytes_per_cycle * hz * sms, arch_.unified.l1.hit_cycles);
+            const double l1_rate = rate(l1_ceiling, arch_.unified.l1.hit_cycles);
             seconds += in_l1 ? per_pass / l2_rate + (bytes - per_pass) / l1_rate : bytes / l2_rate;
             l2_contents_.add(r.offset, r.offset + std::uint64_t(r.bytes) * sms * r.blocks_per_sm);
             break;

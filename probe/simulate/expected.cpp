@@ -138,15 +138,17 @@ void caches(Builder& b, const Architecture& a) {
     b.value("SHARED_BANK_BYTES", s.bank_bytes, "described");
     b.value("SHARED_CONFLICT_LATENCY_CYCLES", s.conflict_latency_cycles, "described");
     b.value("SHARED_CONFLICT_ISSUE_CYCLES", s.conflict_issue_cycles, "described");
-    const auto rate = [&](const char* q, double per_cycle, double latency_cycles) {
+    const auto rate = [&](const char* q, double per_cycle, double latency_cycles, const char* why_undescribed) {
         if (per_cycle > 0)
             b.value(q, reachable(a, per_cycle * hz * sms, latency_cycles),
                     "bytes a cycle x clock x SMs, or what the threads keep in flight over the latency");
         else
-            b.undescribed(q, "no source: the simulated reads are bound by Little's law alone");
+            b.undescribed(q, why_undescribed);
     };
-    rate("SHARED_BANDWIDTH_BYTES_PER_S", s.bandwidth_bytes_per_cycle, s.latency.cycles);
-    rate("L1_BANDWIDTH_BYTES_PER_S", u.bandwidth_bytes_per_cycle, u.l1.hit_cycles);
+    rate("SHARED_BANDWIDTH_BYTES_PER_S", s.bandwidth_bytes_per_cycle, s.latency.cycles,
+         "no source: the simulated reads are bound by what the threads keep in flight");
+    rate("L1_BANDWIDTH_BYTES_PER_S", u.bandwidth_bytes_per_cycle, u.l1.hit_cycles,
+         "no source: the simulated storage reads one row of its banks a cycle");
 }
 
 void l2_and_dram(Builder& b, const Architecture& a) {
@@ -177,7 +179,8 @@ void l2_and_dram(Builder& b, const Architecture& a) {
         b.value("L2_BANDWIDTH_BYTES_PER_S", reachable(a, l2.bandwidth_bytes_per_s, l2.near.cycles),
                 "described ceiling, or what the threads keep in flight over the near latency");
     else
-        b.undescribed("L2_BANDWIDTH_BYTES_PER_S", "no source: the simulated reads are bound by Little's law alone");
+        b.undescribed("L2_BANDWIDTH_BYTES_PER_S",
+                      "no source: the simulated SMs keep in flight what saturates L1 at its latency");
     b.value("DRAM_BANDWIDTH_BYTES_PER_S", reachable(a, a.dram.bandwidth_bytes_per_s, a.dram.latency.cycles),
             "described ceiling, or what the threads keep in flight over the DRAM latency");
 }

@@ -181,7 +181,7 @@ void run_bandwidths(ProbeContext& ctx) {
     // L1 the probe's kernel got at 0 % (of the shared memory per SM), so every line
     // is re-read from L1: 64 or 32 KiB, halved for a smaller L1. 8 GiB a run: a
     // quarter of a millisecond at these rates.
-    // (Plain kernels' best on the H100, run 34: 1024 threads, one block an SM.)
+    // (The best plain L1 kernel on the H100: 1024 threads, one block an SM; docs/records/bandwidth.md.)
     const auto& l1 = ctx.scratch.l1_at.count(0) ? ctx.scratch.l1_at.at(0) : analysis::CapacityEstimate{};
     const std::uint64_t l1_room = l1.found ? l1.capacity_bytes : std::uint64_t(ctx.facts.shared_per_sm_bytes);
     const auto rereads = [&](ReadPattern pattern, CacheOp op, std::uint64_t room) {

@@ -481,7 +481,8 @@ elseif(MODE STREQUAL "bad_options")
   configure(ok "${example}" "${WORK}/case" ${stored_arg} -DGPU_TOPOLOGY_ON_NO_GPU=ERROR -DGPU_TOPOLOGY_LEVEL=Quick)
 
 elseif(MODE STREQUAL "two_calls")
-  derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032)
+  derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032
+                 caches.l2.persisting_max_bytes.value 9830400)  # the set-aside lies within L2
   write_project("${WORK}/project" "
 add_executable(big big.cpp)
 add_executable(small small.cpp)
@@ -923,7 +924,7 @@ if(DEFINED BAD)
 endif()
 ]=])
   file(WRITE "${WORK}/project/which_gpu.cpp" [=[
-#include <gpu_topology.hpp>
+#include <gpu_topology/ctest.hpp>
 #include <cstdio>
 #include <cstdlib>
 int main() {
