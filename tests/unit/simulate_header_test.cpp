@@ -44,7 +44,7 @@ constexpr Launch kLaunches[] = {{0, 1024, 0}, {25, 256, 0}, {100, 32, 0}, {0, 10
 
 std::string program(const simulate::Architecture& arch, bool device) {
     std::ostringstream p;
-    p << "#include <gpu_topology.hpp>\n#include <gpu_topology_stencil.hpp>\n"
+    p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n"
       << "namespace described {\n"
       << "struct banks_t { std::uint32_t banks, bank_bytes; };\n"
       << "constexpr banks_t shared{" << arch.shared.banks << "u, " << arch.shared.bank_bytes << "u};\n"
