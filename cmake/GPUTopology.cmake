@@ -39,6 +39,10 @@
 #   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
 #   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU
 include_guard(GLOBAL)
+# The functions keep the policies of CMake 3.25 (return(PROPAGATE), ...) whatever the
+# project that includes this file asks for: a function runs with those it was defined under.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.25)
 
 # Where include/, templates/, generated/ (and probe/ in a source tree) live:
 # the source tree this file is in, or share/GPUTopology in an install (the
@@ -421,45 +425,50 @@ function(_gpu_topology_measure device probe_args architectures profile_var busy_
   set(${no_gpu_var} "${no_gpu}" PARENT_SCOPE)
 endfunction()
 
-# Writes <output_dir>/gpu_topology.hpp and <vars> from `profile`: a copy of the
-# package's pre-rendered files for a stored profile they were rendered from,
-# else the probe renders (and so validates); <table_var>: the whole table, when
-# asked for and there is a probe to print it.
-function(_gpu_topology_render profile source output_dir vars want_table table_var)
-  get_filename_component(stem "${profile}" NAME_WE)
+# Writes INTO/gpu_topology.hpp and INTO/gpu_topology_vars.cmake from PROFILE, labelled
+# SOURCE: a copy of the package's pre-rendered files for a stored profile they were
+# rendered from, else the probe renders (and so validates). TABLE_VARIABLE (optional)
+# gets the whole table when the probe rendered; "" otherwise.
+function(_gpu_topology_render)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PROFILE;SOURCE;INTO;TABLE_VARIABLE" "")
+  get_filename_component(stem "${ARG_PROFILE}" NAME_WE)
+  get_filename_component(profile_dir "${ARG_PROFILE}" DIRECTORY)
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
   set(rendered "${package_dir}/generated/${stem}")
-  get_filename_component(profile_dir "${profile}" DIRECTORY)
-  set(${table_var} "" PARENT_SCOPE)
+  set(header "${ARG_INTO}/gpu_topology.hpp")
+  set(vars "${ARG_INTO}/gpu_topology_vars.cmake")
+  set(table "")
   # The regenerate step (cmake/GPUTopologyRegenerate.cmake) rendered, so validated, the
   # profile whose hash it wrote beside the copies; any other profile is rendered here.
   set(rendered_from "")
   if(EXISTS "${rendered}/profile.sha256")
     file(STRINGS "${rendered}/profile.sha256" rendered_from LIMIT_COUNT 1)
+    file(SHA256 "${ARG_PROFILE}" hash)
   endif()
-  if(source MATCHES "^stored:" AND profile_dir STREQUAL "${package_dir}/generated/profiles" AND rendered_from
+  if(ARG_SOURCE MATCHES "^stored:" AND profile_dir STREQUAL "${package_dir}/generated/profiles"
+     AND NOT rendered_from STREQUAL "" AND hash STREQUAL rendered_from
      AND EXISTS "${rendered}/gpu_topology.hpp" AND EXISTS "${rendered}/gpu_topology_vars.cmake")
-    file(SHA256 "${profile}" hash)
-    if(hash STREQUAL rendered_from)
-      file(COPY_FILE "${rendered}/gpu_topology.hpp" "${output_dir}/gpu_topology.hpp" ONLY_IF_DIFFERENT)
-      file(COPY_FILE "${rendered}/gpu_topology_vars.cmake" "${vars}" ONLY_IF_DIFFERENT)
-      return()
+    file(COPY_FILE "${rendered}/gpu_topology.hpp" "${header}" ONLY_IF_DIFFERENT)
+    file(COPY_FILE "${rendered}/gpu_topology_vars.cmake" "${vars}" ONLY_IF_DIFFERENT)
+  else()
+    _gpu_topology_probe(renders probe)
+    _gpu_topology_verbose(verbose)
+    set(want_table "")
+    if(verbose AND DEFINED ARG_TABLE_VARIABLE)
+      set(want_table --table)
+    endif()
+    execute_process(COMMAND "${probe}" render "${ARG_PROFILE}" --header "${header}" --cmake "${vars}"
+                            --source "${ARG_SOURCE}" ${want_table}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE why)
+    if(NOT rc EQUAL 0)
+      string(STRIP "${why}" why)
+      message(FATAL_ERROR "GPUTopology: cannot use the profile: ${why}")
     endif()
   endif()
-  _gpu_topology_probe(renders probe)
-  set(table "")
-  if(want_table)
-    set(table --table)
+  if(DEFINED ARG_TABLE_VARIABLE)
+    set(${ARG_TABLE_VARIABLE} "${table}")
+    return(PROPAGATE ${ARG_TABLE_VARIABLE})
   endif()
-  execute_process(
-    COMMAND "${probe}" render "${profile}" --header "${output_dir}/gpu_topology.hpp" --cmake "${vars}"
-            --source "${source}" ${table}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE why)
-  if(NOT rc EQUAL 0)
-    string(STRIP "${why}" why)
-    message(FATAL_ERROR "GPUTopology: cannot use the profile: ${why}")
-  endif()
-  set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
 # --- CTest resource allocation (docs/ci.md) ---------------------------------------------
@@ -543,38 +552,79 @@ function(_gpu_topology_use_resource_spec file)
       "CTest resource spec file: the GPUs GPUTopology measured (DEVICES ALL), for RESOURCE_GROUPS" FORCE)
 endfunction()
 
-# --- the public functions ------------------------------------------------------------
+# --- gpu_topology_generate: its arguments, checked before anything is written ------
 
-# gpu_topology_generate's arguments, checked and defaulted in the caller's scope:
-# ARG_NAME (and `named_by`, how it was chosen), ARG_DEVICE (an index or ALL),
-# ARG_PROFILE and `output_dir`.
-macro(_gpu_topology_generate_arguments)
-  # Never if(<value>) on what the caller wrote: a NAME, a TARGET or a stray word may be "N" or "OFF".
-  if(DEFINED ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "gpu_topology_generate: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
-  endif()
-  foreach(target IN LISTS ARG_TARGET)
-    if(NOT TARGET ${target})
-      message(FATAL_ERROR "gpu_topology_generate: TARGET '${target}' is not a target")
+# The targets TARGET names, checked: each a target here that compiles, or an imported
+# library (an ALIAS counts as the target it names), each once, and none with the
+# header of another call. RESULT: the targets to link.
+function(_gpu_topology_consumers)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "TARGETS")
+  set(consumers "")
+  foreach(given IN LISTS ARG_TARGETS)
+    if(NOT TARGET "${given}")
+      message(FATAL_ERROR "gpu_topology_generate: TARGET '${given}' is not a target here: call gpu_topology_generate "
+                          "after the add_executable or add_library that makes it (an IMPORTED target: in its own "
+                          "directory, or made GLOBAL)")
     endif()
+    set(target "${given}")
+    get_property(aliased TARGET "${given}" PROPERTY ALIASED_TARGET)
+    if(NOT "${aliased}" STREQUAL "")
+      set(target "${aliased}")
+    endif()
+    get_property(type TARGET "${target}" PROPERTY TYPE)
+    get_property(imported TARGET "${target}" PROPERTY IMPORTED)
+    if(NOT type MATCHES "_LIBRARY$|^EXECUTABLE$" OR (imported AND type STREQUAL "EXECUTABLE"))
+      if(imported)
+        set(type "imported ${type}")
+      endif()
+      message(FATAL_ERROR "gpu_topology_generate: TARGET '${given}' is of type ${type}: nothing of it is compiled "
+                          "here, so no header can reach it")
+    endif()
+    get_property(other TARGET "${target}" PROPERTY GPU_TOPOLOGY_CALL)
+    if(NOT "${other}" STREQUAL "")
+      message(FATAL_ERROR "gpu_topology_generate: TARGET '${given}' has the header of the call '${other}' already; "
+                          "a target includes one gpu_topology.hpp")
+    endif()
+    list(APPEND consumers "${target}")
   endforeach()
-  set(named_by "NAME '${ARG_NAME}'")
-  if("${ARG_NAME}" STREQUAL "")
-    # The first TARGET's name, made a C identifier (my-kernels: my_kernels), or "header".
-    set(ARG_NAME header)
+  list(REMOVE_DUPLICATES consumers)
+  set(${ARG_RESULT} "${consumers}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# The call's NAME: the one given (a C identifier), or the FIRST_TARGET made one
+# (my-kernels: my_kernels), or "header"; one no earlier call took and no target
+# GPUTopology_<name> or GPUTopology::<name> has. RESULT: the name.
+function(_gpu_topology_call_name)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;FIRST_TARGET;RESULT" "")
+  set(name "${ARG_NAME}")
+  set(named_by "NAME '${name}'")
+  if(name STREQUAL "" AND NOT "${ARG_FIRST_TARGET}" STREQUAL "")
+    string(MAKE_C_IDENTIFIER "${ARG_FIRST_TARGET}" name)
+    set(named_by "NAME '${name}' (from TARGET ${ARG_FIRST_TARGET})")
+  elseif(name STREQUAL "")
+    set(name header)
     set(named_by "the default NAME 'header'")
-    if(NOT "${ARG_TARGET}" STREQUAL "")
-      list(GET ARG_TARGET 0 first_target)
-      string(MAKE_C_IDENTIFIER "${first_target}" ARG_NAME)
-      set(named_by "NAME '${ARG_NAME}' (from TARGET ${first_target})")
-    endif()
-  elseif(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-    message(FATAL_ERROR "gpu_topology_generate: NAME '${ARG_NAME}' must be a C identifier")
+  elseif(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "gpu_topology_generate: NAME '${name}' must be a C identifier")
   endif()
   get_property(names GLOBAL PROPERTY GPU_TOPOLOGY_NAMES)
-  if(ARG_NAME IN_LIST names)
+  if(name IN_LIST names)
     message(FATAL_ERROR "gpu_topology_generate: ${named_by} is used by an earlier call; give each call its own NAME")
   endif()
+  foreach(taken GPUTopology_${name} GPUTopology::${name})
+    if(TARGET ${taken})
+      message(FATAL_ERROR "gpu_topology_generate: ${named_by} would make the target GPUTopology::${name}, but the "
+                          "project has a target ${taken} already; give the call another NAME")
+    endif()
+  endforeach()
+  set(${ARG_RESULT} "${name}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# The device a call probes, from DEVICE, DEVICES ALL or GPU_TOPOLOGY_DEVICE. RESULT: an index or ALL.
+function(_gpu_topology_call_device)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DEVICE;DEVICES;RESULT" "")
   if(DEFINED ARG_DEVICES)
     if(DEFINED ARG_DEVICE)
       message(FATAL_ERROR "gpu_topology_generate: give DEVICE (one device) or DEVICES ALL (every device), not both")
@@ -590,55 +640,92 @@ macro(_gpu_topology_generate_arguments)
   if(NOT ARG_DEVICE MATCHES "^([0-9]+|ALL)$")
     message(FATAL_ERROR "gpu_topology_generate: DEVICE '${ARG_DEVICE}' is not a device index")
   endif()
-  if("${ARG_PROFILE}" STREQUAL "")
-    set(ARG_PROFILE "${GPU_TOPOLOGY_PROFILE}")
+  set(${ARG_RESULT} "${ARG_DEVICE}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# The directory a call writes its header to: OUTPUT_DIR (a relative one from the calling
+# binary directory), or gpu_topology/<NAME> there. Each call owns its directory: one an
+# earlier call writes to is refused, and so is a gpu_topology.hpp there that is not a
+# regular file GPUTopology wrote (a link, a directory, a file of the project's own).
+# RESULT: the absolute directory.
+function(_gpu_topology_output_dir)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "OUTPUT_DIR;NAME;RESULT" "")
+  set(dir "${ARG_OUTPUT_DIR}")
+  if(dir STREQUAL "")
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/gpu_topology/${ARG_NAME}")
   endif()
-  if("${ARG_OUTPUT_DIR}" STREQUAL "")
-    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/gpu_topology/${ARG_NAME}")
+  get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  string(SHA256 key "${dir}")
+  get_property(owner GLOBAL PROPERTY _GPU_TOPOLOGY_OUTPUT_DIR_${key})
+  if(NOT "${owner}" STREQUAL "")
+    message(FATAL_ERROR "gpu_topology_generate: OUTPUT_DIR ${dir} is the output directory of the call '${owner}'; "
+                        "each call writes its own gpu_topology.hpp, so give this one (${ARG_NAME}) another")
   endif()
-  get_filename_component(output_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-endmacro()
+  set(header "${dir}/gpu_topology.hpp")
+  if(EXISTS "${dir}" AND NOT IS_DIRECTORY "${dir}")
+    message(FATAL_ERROR "gpu_topology_generate: OUTPUT_DIR ${dir} is a file, not a directory")
+  elseif(IS_SYMLINK "${header}" OR IS_DIRECTORY "${header}")
+    message(FATAL_ERROR "gpu_topology_generate: ${header} is a link or a directory; GPUTopology replaces only a "
+                        "regular file it wrote. Remove it, or give another OUTPUT_DIR.")
+  elseif(EXISTS "${header}")
+    file(READ "${header}" head LIMIT 4096)
+    if(NOT head MATCHES "GPU_TOPOLOGY_")
+      message(FATAL_ERROR "gpu_topology_generate: ${header} is not a header GPUTopology wrote, and it is not "
+                          "replaced. Remove it, or give another OUTPUT_DIR.")
+    endif()
+  endif()
+  set_property(GLOBAL PROPERTY _GPU_TOPOLOGY_OUTPUT_DIR_${key} "${ARG_NAME}")
+  set(${ARG_RESULT} "${dir}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# --- gpu_topology_generate: the profile, what the configure says, the target --------
 
 # The profile a call renders: one it names (on purpose: a status line), this GPU's
 # measurement, or, without a usable GPU and by GPU_TOPOLOGY_ON_NO_GPU, the default
-# stored one (a warning). <source_var>: "measured" or "stored:<file>"; <busy_var>:
-# whether the probe saw other work on the GPU.
-function(_gpu_topology_choose_profile name device profile_option probe_args on_no_gpu profile_var source_var busy_var)
-  set(chosen "")
-  set(fallback "")
+# stored one (a warning). Sets, after PREFIX: _FILE the profile; _SOURCE "measured",
+# "stored:<file>" (one of the package's stored profiles) or "file:<file>" (another);
+# _WHY why it is not a measurement of this machine ("" when it is); _FALLBACK whether
+# it stands in for a GPU that is not there; _BUSY whether the probe saw other work.
+function(_gpu_topology_choose_profile)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DEVICE;PROFILE;ON_NO_GPU;PREFIX" "PROBE_ARGS")
   set(busy FALSE)
-  if(NOT "${profile_option}" STREQUAL "")
-    _gpu_topology_resolve_profile("${profile_option}" profile)
-    set(chosen "GPU_TOPOLOGY_PROFILE/PROFILE names it")
+  set(why "")
+  set(fallback FALSE)
+  if(NOT "${ARG_PROFILE}" STREQUAL "")
+    _gpu_topology_resolve_profile("${ARG_PROFILE}" profile)
+    set(why "GPU_TOPOLOGY_PROFILE or PROFILE names it")
   else()
     _gpu_topology_gpus_here(no_gpu architectures)
     if(no_gpu STREQUAL "")
-      _gpu_topology_measure("${device}" "${probe_args}" "${architectures}" profile busy no_gpu)
+      _gpu_topology_measure("${ARG_DEVICE}" "${ARG_PROBE_ARGS}" "${architectures}" profile busy no_gpu)
     endif()
     if(NOT no_gpu STREQUAL "")
-      if(on_no_gpu STREQUAL "error")
+      if(ARG_ON_NO_GPU STREQUAL "error")
         message(FATAL_ERROR "GPUTopology: no GPU to probe (${no_gpu}) and GPU_TOPOLOGY_ON_NO_GPU=${GPU_TOPOLOGY_ON_NO_GPU}")
       endif()
       _gpu_topology_resolve_profile("${GPU_TOPOLOGY_DEFAULT_PROFILE}" profile)
-      set(fallback "no GPU to probe: ${no_gpu}")
+      set(why "no GPU to probe: ${no_gpu}")
+      set(fallback TRUE)
     endif()
   endif()
-  set(source "measured")
-  if(NOT chosen STREQUAL "" OR NOT fallback STREQUAL "")
-    get_filename_component(file_name "${profile}" NAME)
+  get_filename_component(file_name "${profile}" NAME)
+  get_filename_component(profile_dir "${profile}" DIRECTORY)
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  if(why STREQUAL "")
+    set(source "measured")
+  elseif(profile_dir STREQUAL "${package_dir}/generated/profiles")
     set(source "stored:${file_name}")
-    string(CONCAT stored_text "GPUTopology: gpu_topology.hpp (${name}) describes the GPU of the stored profile "
-                              "${profile}, not one measured here (${chosen}${fallback}). gpu_topology::identity.stored "
-                              "is true, and gpu_topology_add_tests() fails on a GPU that differs from it.")
-    if(NOT chosen STREQUAL "")
-      message(STATUS "${stored_text}")
-    else()
-      message(WARNING "${stored_text}")
-    endif()
+  else()
+    set(source "file:${file_name}")
   endif()
-  set(${profile_var} "${profile}" PARENT_SCOPE)
-  set(${source_var} "${source}" PARENT_SCOPE)
-  set(${busy_var} "${busy}" PARENT_SCOPE)
+  set(${ARG_PREFIX}_FILE "${profile}")
+  set(${ARG_PREFIX}_SOURCE "${source}")
+  set(${ARG_PREFIX}_WHY "${why}")
+  set(${ARG_PREFIX}_FALLBACK ${fallback})
+  set(${ARG_PREFIX}_BUSY ${busy})
+  return(PROPAGATE ${ARG_PREFIX}_FILE ${ARG_PREFIX}_SOURCE ${ARG_PREFIX}_WHY ${ARG_PREFIX}_FALLBACK ${ARG_PREFIX}_BUSY)
 endfunction()
 
 # A warning (or, by GPU_TOPOLOGY_ON_BUSY_GPU, an error) when the rendered profile was
@@ -664,23 +751,79 @@ function(_gpu_topology_warn_if_busy busy on_busy)
   message(WARNING "${text}")
 endfunction()
 
-# What a call says: the headline facts when its header describes another profile
-# than at the last configure (a first configure, a new measurement); the whole
-# table with --log-level=VERBOSE. A re-configure that changes nothing says so in
-# one line. Reads the rendered variables.
-function(_gpu_topology_report name profile output_dir header_was_there state verbose table)
-  set(header "${output_dir}/gpu_topology.hpp")
-  set(shown_file "${state}/shown-${name}.txt")
-  set(shown_now "${GPU_TOPOLOGY_PROFILE_HASH};${GPU_TOPOLOGY_PROFILE_SOURCE};${output_dir}")
-  set(shown_before "")
-  if(EXISTS "${shown_file}" AND header_was_there)
-    file(READ "${shown_file}" shown_before)
+# What a header describes when that is not this machine's GPU, after PREFIX: _LEVEL and
+# _TEXT of a message. A stored profile that stands in for a missing GPU is a WARNING
+# when it is new (a first configure, another profile or reason) and one STATUS line on
+# a re-configure that changed nothing (UNCHANGED); a profile the project chose is a STATUS line.
+function(_gpu_topology_not_measured_notice)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;PROFILE;SOURCE;WHY;FALLBACK;UNCHANGED;PREFIX" "")
+  get_filename_component(stem "${ARG_PROFILE}" NAME_WE)
+  get_filename_component(file_name "${ARG_PROFILE}" NAME)
+  set(level STATUS)
+  if(ARG_FALLBACK AND ARG_UNCHANGED)
+    string(CONCAT text "gpu_topology.hpp (${ARG_NAME}) still describes the stored profile ${file_name}, not a GPU measured "
+             "here (${ARG_WHY}; -DGPU_TOPOLOGY_PROFILE=${stem} chooses it on purpose)")
+  elseif(ARG_FALLBACK)
+    set(level WARNING)
+    string(CONCAT text "gpu_topology.hpp (${ARG_NAME}) describes the GPU of the stored profile ${file_name}, not one measured "
+             "here (${ARG_WHY}). -DGPU_TOPOLOGY_PROFILE=${stem} chooses it on purpose and silences this warning; "
+             "-DGPU_TOPOLOGY_ON_NO_GPU=error stops the configure instead.")
+  else()
+    set(what "the profile file")
+    if(ARG_SOURCE MATCHES "^stored:")
+      set(what "the stored profile")
+    endif()
+    string(CONCAT text "gpu_topology.hpp (${ARG_NAME}) describes the GPU of ${what} ${ARG_PROFILE}, not one measured here "
+             "(${ARG_WHY}): gpu_topology::identity.stored is true, and gpu_topology_add_tests() fails on a GPU "
+             "that differs from it.")
   endif()
-  if(verbose AND NOT table STREQUAL "")
-    string(STRIP "${table}" table)
-    string(REPLACE "\n" "\n   " table "${table}")
-    message(VERBOSE "GPUTopology: ${table}")
-  elseif(verbose OR NOT shown_before STREQUAL shown_now)
+  set(${ARG_PREFIX}_LEVEL ${level})
+  set(${ARG_PREFIX}_TEXT "GPUTopology: ${text}")
+  return(PROPAGATE ${ARG_PREFIX}_LEVEL ${ARG_PREFIX}_TEXT)
+endfunction()
+
+# Whether a call shows what it showed at the last configure of the tree (SHOWN: the
+# profile's hash, source, output directory and why it is not measured here), and its
+# header is still there. RESULT: TRUE or FALSE.
+function(_gpu_topology_unchanged)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "STATE;SHOWN;HEADER;RESULT" "")
+  set(${ARG_RESULT} FALSE)
+  if(EXISTS "${ARG_STATE}/shown.txt" AND EXISTS "${ARG_HEADER}")
+    file(READ "${ARG_STATE}/shown.txt" shown_before)
+    if(shown_before STREQUAL ARG_SHOWN)
+      set(${ARG_RESULT} TRUE)
+    endif()
+  endif()
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# Every quantity of the rendered variables, one row each, for --log-level=VERBOSE when
+# no probe rendered a table (a stored profile's pre-rendered copy).
+function(_gpu_topology_rows out_var)
+  set(rows "")
+  foreach(q IN LISTS GPU_TOPOLOGY_QUANTITIES)
+    set(value "${GPU_TOPOLOGY_${q}}")
+    if(value STREQUAL "")
+      set(value "unmeasured: ${GPU_TOPOLOGY_${q}_UNMEASURED}")
+    elseif(GPU_TOPOLOGY_${q}_IS_LOWER_BOUND)
+      set(value "at least ${value}")
+    endif()
+    if(NOT "${GPU_TOPOLOGY_${q}_DOUBT}" STREQUAL "")
+      string(APPEND value " (not vouched for: ${GPU_TOPOLOGY_${q}_DOUBT})")
+    endif()
+    string(APPEND rows "\n   ${q} = ${value}")
+  endforeach()
+  set(${out_var} "${rows}" PARENT_SCOPE)
+endfunction()
+
+# What a call says: the headline facts when its header describes another profile than
+# at the last configure (not UNCHANGED: a first configure, a new measurement); every
+# quantity with --log-level=VERBOSE; whether the header was written or is up to date.
+# Reads the rendered variables; records SHOWN in STATE, the call's directory in the build tree.
+function(_gpu_topology_report)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;PROFILE;OUTPUT_DIR;STATE;SHOWN;UNCHANGED;TABLE" "")
+  _gpu_topology_verbose(verbose)
+  if(verbose OR NOT ARG_UNCHANGED)
     set(summary "${GPU_TOPOLOGY_SUMMARY}")
     if(NOT verbose)
       # A node's summary lists every device and link first: by default, their count.
@@ -690,34 +833,58 @@ function(_gpu_topology_report name profile output_dir header_was_there state ver
     endif()
     string(REPLACE "\n" "\n   " summary "${summary}")
     message(STATUS "GPUTopology: ${summary}")
-    message(VERBOSE "GPUTopology: the whole table: gpu-topology-probe show ${profile}")
   endif()
-  if(shown_before STREQUAL shown_now)
-    message(STATUS "GPUTopology: ${header} (GPUTopology::${name}) is up to date")
+  if(verbose)
+    set(table "${ARG_TABLE}")
+    if(table STREQUAL "")
+      _gpu_topology_rows(table)
+      set(table "every quantity of ${ARG_PROFILE}:${table}")
+    endif()
+    string(STRIP "${table}" table)
+    string(REPLACE "\n" "\n   " table "${table}")
+    message(VERBOSE "GPUTopology: ${table}")
+  endif()
+  set(header "${ARG_OUTPUT_DIR}/gpu_topology.hpp")
+  if(ARG_UNCHANGED)
+    message(STATUS "GPUTopology: ${header} (GPUTopology::${ARG_NAME}) is up to date")
   else()
-    message(STATUS "GPUTopology: wrote ${header} (GPUTopology::${name})")
-    file(WRITE "${shown_file}" "${shown_now}")
+    message(STATUS "GPUTopology: wrote ${header} (GPUTopology::${ARG_NAME})")
+    file(WRITE "${ARG_STATE}/shown.txt" "${ARG_SHOWN}")
   endif()
-  string(REGEX REPLACE "\\.json$" ".svg" picture "${profile}")
+  string(REGEX REPLACE "\\.json$" ".svg" picture "${ARG_PROFILE}")
   if(EXISTS "${picture}")
     message(VERBOSE "GPUTopology: picture: ${picture}")
   endif()
 endfunction()
 
-# The call's INTERFACE target GPUTopology::<name>: its header, and its values as
-# properties (gpu_topology_get); linked to every TARGET of the call. Reads the
-# rendered variables.
-function(_gpu_topology_add_header_target name output_dir profile device resource_spec resource_ids consumers)
-  set(target GPUTopology_${name})
-  add_library(${target} INTERFACE)
-  add_library(GPUTopology::${name} ALIAS ${target})
+# The call's INTERFACE target GPUTopology::<NAME>: its header (which the build writes
+# again from STAGED, the configure's copy, when it is gone), C++17 for the languages of
+# the calling directory, and its values as properties (gpu_topology_get); linked to
+# every target of CONSUMERS. Reads the rendered variables.
+function(_gpu_topology_add_header_target)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;OUTPUT_DIR;STAGED;PROFILE;DEVICE;RESOURCE_SPEC"
+                        "RESOURCE_IDS;CONSUMERS")
+  set(target GPUTopology_${ARG_NAME})
+  set(header "${ARG_OUTPUT_DIR}/gpu_topology.hpp")
+  add_custom_command(OUTPUT "${header}" COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${ARG_STAGED}" "${header}"
+                     COMMENT "GPUTopology: writing ${header} again (configure again if this fails)" VERBATIM)
+  add_library(${target} INTERFACE "${header}")
+  add_library(GPUTopology::${ARG_NAME} ALIAS ${target})
   get_property(include_dir GLOBAL PROPERTY GPU_TOPOLOGY_INCLUDE_DIR)
-  target_include_directories(${target} INTERFACE "${output_dir}" "${include_dir}")
-  target_compile_features(${target} INTERFACE cxx_std_17)
-  set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_PROFILE_FILE "${profile}"
-                                             GPU_TOPOLOGY_DEVICE "${device}"
-                                             GPU_TOPOLOGY_RESOURCE_SPEC_FILE "${resource_spec}"
-                                             GPU_TOPOLOGY_RESOURCE_IDS "${resource_ids}")
+  target_include_directories(${target} INTERFACE "${ARG_OUTPUT_DIR}" "${include_dir}")
+  # The header is C++17 where it is C++ or CUDA. A language that is enabled only in other
+  # directories (the package's own, a source build's) has no standard to ask for here: a
+  # C or CUDA-only project compiles the header without it.
+  foreach(language IN ITEMS CXX CUDA)
+    if(NOT "${CMAKE_${language}_COMPILE_FEATURES}" STREQUAL "")
+      string(TOLOWER "${language}_std_17" standard)
+      target_compile_features(${target} INTERFACE ${standard})
+    endif()
+  endforeach()
+  set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_PROFILE_FILE "${ARG_PROFILE}"
+                                             GPU_TOPOLOGY_DEVICE "${ARG_DEVICE}"
+                                             GPU_TOPOLOGY_RESOURCE_SPEC_FILE "${ARG_RESOURCE_SPEC}"
+                                             GPU_TOPOLOGY_RESOURCE_IDS "${ARG_RESOURCE_IDS}")
   foreach(q IN LISTS GPU_TOPOLOGY_QUANTITIES ITEMS DEVICE_NAME DEVICE_UUID PROFILE_SOURCE PROFILE_HASH)
     set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_${q} "${GPU_TOPOLOGY_${q}}"
                                                GPU_TOPOLOGY_${q}_UNMEASURED "${GPU_TOPOLOGY_${q}_UNMEASURED}"
@@ -726,53 +893,86 @@ function(_gpu_topology_add_header_target name output_dir profile device resource
   endforeach()
   set_target_properties(${target} PROPERTIES GPU_TOPOLOGY_QUANTITIES "${GPU_TOPOLOGY_QUANTITIES}"
                                              GPU_TOPOLOGY_RENAMED "${GPU_TOPOLOGY_RENAMED}")
-  foreach(consumer IN LISTS consumers)
-    get_target_property(type ${consumer} TYPE)
-    if(type STREQUAL "INTERFACE_LIBRARY")
-      target_link_libraries(${consumer} INTERFACE GPUTopology::${name})
+  foreach(consumer IN LISTS ARG_CONSUMERS)
+    get_property(type TARGET "${consumer}" PROPERTY TYPE)
+    get_property(imported TARGET "${consumer}" PROPERTY IMPORTED)
+    if(type STREQUAL "INTERFACE_LIBRARY" OR imported)
+      target_link_libraries("${consumer}" INTERFACE GPUTopology::${ARG_NAME})
     else()
-      target_link_libraries(${consumer} PUBLIC GPUTopology::${name})
+      target_link_libraries("${consumer}" PUBLIC GPUTopology::${ARG_NAME})
     endif()
+    set_property(TARGET "${consumer}" PROPERTY GPU_TOPOLOGY_CALL "${ARG_NAME}")
   endforeach()
 endfunction()
 
 function(gpu_topology_generate)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;DEVICE;DEVICES;PROFILE;OUTPUT_DIR" "TARGET")
-  _gpu_topology_generate_arguments()
-  # Wrong values stop the configure before anything is probed.
+  # Never if(<value>) on what the caller wrote: a NAME, a TARGET or a stray word may be "N" or "OFF".
+  if(DEFINED ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "gpu_topology_generate: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  # Wrong arguments and values stop the configure before anything is probed or written.
+  _gpu_topology_consumers(RESULT consumers TARGETS ${ARG_TARGET})
+  set(first_target "")
+  if(NOT "${ARG_TARGET}" STREQUAL "")
+    list(GET ARG_TARGET 0 first_target)
+  endif()
+  _gpu_topology_call_name(NAME "${ARG_NAME}" FIRST_TARGET "${first_target}" RESULT name)
+  set(device_arguments "")
+  foreach(keyword DEVICE DEVICES)
+    if(DEFINED ARG_${keyword})
+      list(APPEND device_arguments ${keyword} "${ARG_${keyword}}")
+    endif()
+  endforeach()
+  _gpu_topology_call_device(${device_arguments} RESULT device)
+  _gpu_topology_output_dir(OUTPUT_DIR "${ARG_OUTPUT_DIR}" NAME ${name} RESULT output_dir)
   _gpu_topology_policy(GPU_TOPOLOGY_ON_NO_GPU "fallback;error" on_no_gpu)
   _gpu_topology_policy(GPU_TOPOLOGY_ON_BUSY_GPU "warn;error" on_busy)
   _gpu_topology_probe_arguments(probe_args)
-  _gpu_topology_state_dir(state)
-  file(MAKE_DIRECTORY "${state}" "${output_dir}")
+  if("${ARG_PROFILE}" STREQUAL "")
+    set(ARG_PROFILE "${GPU_TOPOLOGY_PROFILE}")
+  endif()
 
-  _gpu_topology_choose_profile("${ARG_NAME}" "${ARG_DEVICE}" "${ARG_PROFILE}" "${probe_args}" "${on_no_gpu}"
-                               profile source busy)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${profile}")
+  _gpu_topology_state_dir(state)
+  set(call_state "${state}/call-${name}")
+  file(MAKE_DIRECTORY "${call_state}")
+  _gpu_topology_choose_profile(DEVICE "${device}" PROFILE "${ARG_PROFILE}" PROBE_ARGS ${probe_args}
+                               ON_NO_GPU ${on_no_gpu} PREFIX chosen)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chosen_FILE}")
   # The GPUs of a node measured here, for CTest to hand out to tests.
   set(resource_spec "")
   set(resource_ids "")
-  if(ARG_DEVICE STREQUAL "ALL")
-    if(source STREQUAL "measured")
-      _gpu_topology_resource_spec("${profile}" resource_spec resource_ids)
+  if(device STREQUAL "ALL")
+    if(chosen_SOURCE STREQUAL "measured")
+      _gpu_topology_resource_spec("${chosen_FILE}" resource_spec resource_ids)
     endif()
     _gpu_topology_use_resource_spec("${resource_spec}")
   endif()
 
-  _gpu_topology_verbose(verbose)
-  set(header_was_there FALSE)
-  if(EXISTS "${output_dir}/gpu_topology.hpp")
-    set(header_was_there TRUE)
+  # Rendered (so validated) in the build tree first: the output directory gets a header only when it is good.
+  _gpu_topology_render(PROFILE "${chosen_FILE}" SOURCE "${chosen_SOURCE}" INTO "${call_state}" TABLE_VARIABLE table)
+  include("${call_state}/gpu_topology_vars.cmake")  # the GPU_TOPOLOGY_* variables the steps below read
+  _gpu_topology_warn_if_busy("${chosen_BUSY}" "${on_busy}")
+  set(shown "${GPU_TOPOLOGY_PROFILE_HASH};${chosen_SOURCE};${output_dir};${chosen_WHY}")
+  _gpu_topology_unchanged(STATE "${call_state}" SHOWN "${shown}" HEADER "${output_dir}/gpu_topology.hpp"
+                          RESULT unchanged)
+  if(NOT chosen_WHY STREQUAL "")
+    _gpu_topology_not_measured_notice(NAME ${name} PROFILE "${chosen_FILE}" SOURCE "${chosen_SOURCE}"
+                                      WHY "${chosen_WHY}" FALLBACK ${chosen_FALLBACK} UNCHANGED ${unchanged}
+                                      PREFIX notice)
+    message(${notice_LEVEL} "${notice_TEXT}")  # here, so that a warning's call stack is the project's line
   endif()
-  set(vars "${state}/vars-${ARG_NAME}.cmake")
-  _gpu_topology_render("${profile}" "${source}" "${output_dir}" "${vars}" ${verbose} table)
-  include("${vars}")  # the GPU_TOPOLOGY_* variables the steps below read
-  _gpu_topology_warn_if_busy("${busy}" "${on_busy}")
-  _gpu_topology_report("${ARG_NAME}" "${profile}" "${output_dir}" "${header_was_there}" "${state}" "${verbose}" "${table}")
-  _gpu_topology_add_header_target("${ARG_NAME}" "${output_dir}" "${profile}" "${ARG_DEVICE}" "${resource_spec}"
-                                  "${resource_ids}" "${ARG_TARGET}")
-  set_property(GLOBAL APPEND PROPERTY GPU_TOPOLOGY_NAMES "${ARG_NAME}")
+  file(MAKE_DIRECTORY "${output_dir}")
+  file(COPY_FILE "${call_state}/gpu_topology.hpp" "${output_dir}/gpu_topology.hpp" ONLY_IF_DIFFERENT)
+  _gpu_topology_report(NAME ${name} PROFILE "${chosen_FILE}" OUTPUT_DIR "${output_dir}" STATE "${call_state}"
+                       SHOWN "${shown}" UNCHANGED ${unchanged} TABLE "${table}")
+  _gpu_topology_add_header_target(NAME ${name} OUTPUT_DIR "${output_dir}" STAGED "${call_state}/gpu_topology.hpp"
+                                  PROFILE "${chosen_FILE}" DEVICE ${device} RESOURCE_SPEC "${resource_spec}"
+                                  RESOURCE_IDS ${resource_ids} CONSUMERS ${consumers})
+  set_property(GLOBAL APPEND PROPERTY GPU_TOPOLOGY_NAMES "${name}")
 endfunction()
+
+# --- the other public functions ----------------------------------------------------
 
 # The call `FOR` names (or the only one) -> its target.
 function(_gpu_topology_target for caller out_var)
@@ -1003,3 +1203,5 @@ function(gpu_topology_test_resources)
   endif()
   set_tests_properties("${ARG_TEST}" PROPERTIES RESOURCE_GROUPS "${ARG_GPUS},gpus:${ARG_SLOTS}")
 endfunction()
+
+cmake_policy(POP)
