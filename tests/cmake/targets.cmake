@@ -3,19 +3,25 @@
 #   works    a target named like a layer of the package (render, model, profile, util,
 #            kernels, stages); an ALIAS (the target it names gets the header); OBJECT,
 #            STATIC and INTERFACE libraries; an IMPORTED library; a target of another
-#            directory; one TARGET given twice; two TARGET keywords
+#            directory; one TARGET given twice; two TARGET keywords; SCOPE PUBLIC (the
+#            header reaches the library's users in the build tree)
 #   refused  a target that does not exist yet; a generator expression; a custom target;
 #            an imported executable; a NAME whose target the project has; a target that
-#            has another call's header
+#            has another call's header; SCOPE PRIVATE for an interface library; a SCOPE
+#            that is none
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 write_project("${WORK}/project" [=[
-foreach(layer render model profile util kernels stages)
-  add_executable(${layer} main.cpp)
+add_executable(render main.cpp)
+gpu_topology_generate(TARGET render)
+foreach(layer model profile util kernels stages)
+  add_library(${layer} INTERFACE)
   gpu_topology_generate(TARGET ${layer})
 endforeach()
 add_library(foo STATIC foo.cpp)
 add_library(ns::foo ALIAS foo)
-gpu_topology_generate(TARGET ns::foo)
+gpu_topology_generate(TARGET ns::foo SCOPE PUBLIC)
+add_executable(uses_foo main.cpp)
+target_link_libraries(uses_foo PRIVATE foo)  # PUBLIC: the header comes with foo
 add_library(objects OBJECT foo.cpp)
 gpu_topology_generate(TARGET objects)
 add_library(iface INTERFACE)
@@ -54,6 +60,12 @@ elseif(CASE STREQUAL "taken")
   gpu_topology_generate(NAME mine)
 elseif(CASE STREQUAL "again")
   gpu_topology_generate(NAME again TARGET first)
+elseif(CASE STREQUAL "scope")
+  add_library(iface2 INTERFACE)
+  gpu_topology_generate(NAME scope TARGET iface2 SCOPE PRIVATE)
+elseif(CASE STREQUAL "sideways")
+  add_executable(sideways main.cpp)
+  gpu_topology_generate(TARGET sideways SCOPE SIDEWAYS)
 endif()
 ]=])
 file(WRITE "${WORK}/project/main.cpp" "#include <gpu_topology.hpp>\nint main() { return gpu_topology::identity.sm_count > 0 ? 0 : 1; }\n")
@@ -63,9 +75,9 @@ set(build "${WORK}/build")
 run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${build}" -G "${GENERATOR}" ${stored_arg})
 expect_not_in("${output}" "CMake Error" "CMake Warning")
 expect_in("${output}" "GPUTopology::render" "GPUTopology::ns__foo" "GPUTopology::prebuilt" "GPUTopology::pair"
-          "foo links: GPUTopology::ns__foo" "twice links 1: GPUTopology::twice")
+          "foo links: $<BUILD_INTERFACE:GPUTopology::ns__foo>" "twice links 1: $<BUILD_INTERFACE:GPUTopology::twice>")
 run(ok "${CMAKE_COMMAND}" --build "${build}")
-foreach(program render uses_iface uses_prebuilt elsewhere/elsewhere first second)
+foreach(program render uses_foo uses_iface uses_prebuilt elsewhere/elsewhere first second)
   run(ok "${build}/${program}")
 endforeach()
 
@@ -74,7 +86,9 @@ foreach(case "later;TARGET 'later' is not a target here: call gpu_topology_gener
              "custom;TARGET 'docs' is of type UTILITY: nothing of it is compiled here"
              "tool;TARGET 'tool' is of type imported EXECUTABLE: nothing of it is compiled here"
              "taken;NAME 'mine' would make the target GPUTopology::mine, but the project has a target GPUTopology_mine"
-             "again;TARGET 'first' has the header of the call 'pair' already")
+             "again;TARGET 'first' has the header of the call 'pair' already"
+             "scope;TARGET 'iface2' compiles nothing itself (an interface or imported library): it can only pass the header on, SCOPE INTERFACE, not PRIVATE"
+             "sideways;SCOPE 'SIDEWAYS' is not PRIVATE, PUBLIC or INTERFACE")
   list(POP_FRONT case name message)
   run(fail "${CMAKE_COMMAND}" "${build}" -DCASE=${name})
   expect_in("${output}" "gpu_topology_generate: ${message}")
