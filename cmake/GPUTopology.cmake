@@ -464,6 +464,7 @@ function(_gpu_topology_render)
   # The regenerate step (cmake/GPUTopologyRegenerate.cmake) rendered, so validated, the
   # profile whose hash it wrote beside the copies; any other profile is rendered here.
   set(rendered_from "")
+  set(hash "")
   if(EXISTS "${rendered}/profile.sha256")
     file(STRINGS "${rendered}/profile.sha256" rendered_from LIMIT_COUNT 1)
     file(SHA256 "${ARG_PROFILE}" hash)
