@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The stencil model of include/gpu_topology_stencil.hpp, in Python, to try its parameters on
+"""The stencil model of include/gpu_topology/stencil_model.hpp, in Python, to try its parameters on
 every recorded search before one is changed in the header (which StencilChooser.RecordedSearches
 then checks: that test, on the header itself, is the authority; this is a mirror for exploring).
 
@@ -20,7 +20,7 @@ import re
 import sys
 from collections import defaultdict
 
-# The header's parameters, read from it (kStencil* in include/gpu_topology_stencil.hpp), so that
+# The header's parameters, read from it (kStencil* in include/gpu_topology/stencil_model.hpp), so that
 # this mirror cannot drift from the model it mirrors.
 PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
                   kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
@@ -28,7 +28,7 @@ PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPer
                   kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles")
 
 
-def header_parameters(path="include/gpu_topology_stencil.hpp"):
+def header_parameters(path="include/gpu_topology/stencil_model.hpp"):
     # Every kStencil* constant, whatever its type or value: one this mirror does not know, or a value
     # that is not a plain number, stops it rather than being left out.
     found = dict(re.findall(r"inline constexpr \S+ (kStencil\w+) = ([^;]+);", open(path).read()))

@@ -18,7 +18,7 @@
 //            the L1 the header measured for that kind of launch, l1_bytes_at(0, threads, S))
 #include "stencil.cuh"
 
-#include <gpu_topology_stencil.hpp>
+#include <gpu_topology/stencil.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -7,18 +7,32 @@
  * that converts to nothing: code that computes with an unmeasured value does
  * not compile, and the compiler's message names the quantity. Ask for a
  * fallback explicitly with `.value_or(x)`; `#ifdef GPU_TOPOLOGY_<NAME>` tells
- * the preprocessor whether a value is known. C++17, host and device code.
+ * the preprocessor whether a value is known. C++17, host and device code; the
+ * macros alone from C.
+ *
+ * This file is data: the facts of one profile, in gpu_topology's inline
+ * namespace GPU_TOPOLOGY_PROFILE_NS (gpu_topology::l1 names gpu_topology::p_...::l1),
+ * so two profiles linked into one program never share a definition. The types
+ * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
+ * every GPU; the helpers that read facts open this namespace too.
  */
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_a72fd9c8e0ef2672)
+#error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
+#endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
+#define GPU_TOPOLOGY_PROFILE_p_a72fd9c8e0ef2672 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.2.1"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-c2666137-7565-f4c6-06cd-40b63e14fc8e"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:5b41bbdd0b09ec3a"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d818f7f85e38f78c"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
+/* The namespace of these facts: p_ and a hash of this header, so a header that
+ * differs in anything names another. */
+#define GPU_TOPOLOGY_PROFILE_NS p_a72fd9c8e0ef2672
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -107,68 +121,31 @@
 #define GPU_TOPOLOGY_L2_SECTOR_BYTES GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES  // deprecated: renamed in probe 1.2.0 (L2_DRAM_FETCH_BYTES, l2.dram_fetch_bytes): what one DRAM fetch brings, not an L2 sector
 
 #ifdef __cplusplus
+#if defined(__has_include)
+#if !__has_include(<gpu_topology/version.hpp>)
+#error "gpu_topology.hpp needs GPUTopology's static headers <gpu_topology/...>: link the GPUTopology:: target gpu_topology_generate() made, or add the package's include directory (<prefix>/include/GPUTopology) to the include path"
+#endif
+#endif
+#include <gpu_topology/version.hpp>
+#if GPU_TOPOLOGY_VERSION_MAJOR != 1 || GPU_TOPOLOGY_VERSION_MINOR < 3
+#error "gpu_topology.hpp was rendered by GPUTopology 1.3.0 for its static headers <gpu_topology/...> of version 1.3 or a later 1.x; the include path gives another version (GPU_TOPOLOGY_VERSION_MAJOR, _MINOR): put the include directory of the GPUTopology that rendered it first, or render it again"
+#endif
+#include <gpu_topology/tiling.hpp>
+#include <gpu_topology/types.hpp>
+
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 
 #if defined(__CUDACC__)
-#define GPU_TOPOLOGY_HD __host__ __device__
 /* constexpr __device__ objects: usable in constant expressions and, at run time, in host and device code. */
 #define GPU_TOPOLOGY_FACT __device__ constexpr
 #else
-#define GPU_TOPOLOGY_HD
 #define GPU_TOPOLOGY_FACT inline constexpr
 #endif
 
 namespace gpu_topology {
+inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
-// Where a known value comes from.
-enum class source : unsigned char {
-    api,       // reported by the CUDA runtime
-    measured,  // measured by the probe
-    derived,   // computed from measured values
-};
-
-// A value the profile knows.
-template <typename T>
-struct known {
-    T value;
-    source from;
-    bool is_lower_bound;  // only a lower bound is known: the true value is at least `value`
-    bool vouched;         // measured cleanly (idle GPU, repeats and cross-checks agree)
-    static constexpr bool is_known = true;
-    GPU_TOPOLOGY_HD constexpr operator T() const noexcept { return value; }
-    template <typename U>
-    GPU_TOPOLOGY_HD constexpr T value_or(U) const noexcept {
-        return value;
-    }
-};
-
-// A value the probe could not measure. It converts to nothing, so it cannot
-// reach tiling arithmetic; `Why` names the quantity and holds the reason.
-template <typename T, typename Why>
-struct unknown {
-    using why = Why;  // why::reason says why it is unknown
-    static constexpr bool is_known = false;
-    static constexpr bool is_lower_bound = false;
-    static constexpr bool vouched = false;
-    template <typename U>
-    GPU_TOPOLOGY_HD constexpr T value_or(U fallback) const noexcept {
-        return static_cast<T>(fallback);
-    }
-};
-
-struct identity_t {
-    const char* device_name;
-    const char* device_uuid;
-    int cc_major;
-    int cc_minor;
-    int sm_count;
-    const char* profile_source;  // "measured" or "stored:<file>"
-    const char* profile_hash;
-    bool stored;                 // the facts were not measured on this machine
-};
 inline constexpr identity_t identity{GPU_TOPOLOGY_DEVICE_NAME, GPU_TOPOLOGY_DEVICE_UUID, 9, 0,
                                      132, GPU_TOPOLOGY_PROFILE_SOURCE, GPU_TOPOLOGY_PROFILE_HASH,
                                      GPU_TOPOLOGY_PROFILE_IS_STORED != 0};
@@ -177,10 +154,10 @@ inline constexpr identity_t identity{GPU_TOPOLOGY_DEVICE_NAME, GPU_TOPOLOGY_DEVI
 // Why each unknown fact is unknown.
 namespace not_measured {
 struct L1_SETS {
-    static constexpr const char* reason = "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count";
+    static constexpr const char* reason = "no stage measures it: where the set index is hashed, as on the H200 (no power-of-two stride up to 64 KiB made L1 lines conflict before the capacity filled), a stride sweep cannot count sets";
 };
 struct L1_WAYS {
-    static constexpr const char* reason = "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)";
+    static constexpr const char* reason = "no stage measures it: where the set index is hashed no stride fills one set alone, so no ring shows the associativity";
 };
 struct TEXTURE_LINE_BYTES {
     static constexpr const char* reason = "the capacity span is the same at every stride from 32 to 512 B: sets indexed by address bits, so the line cannot be read from spans (the fetch granularity is measured)";
@@ -421,17 +398,7 @@ GPU_TOPOLOGY_FACT sharing_facts sharing{
     {false, source::measured, false, true}};
 
 
-// ---- L1 per launch: carveout and resident blocks -----------------------------
-// Effective L1 measured for one launch at one requested carveout
-// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver), by a kernel
-// declaring `shared_bytes_per_block` of shared memory (static and dynamic together).
-struct l1_at_launch {
-    int carveout_percent;
-    std::uint32_t threads_per_block;
-    std::uint32_t shared_bytes_per_block;
-    std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)
-    std::uint64_t size_bytes;
-};
+// ---- L1 per launch: carveout and resident blocks (l1_bytes_at reads them) ----
 inline constexpr std::size_t l1_launch_count = 99;
 GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {0, 1024u, 16u, 2u, 248832ull},  // static
@@ -534,161 +501,9 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {100, 1024u, 98304u, 2u, 21504ull},  // dynamic
     {100, 256u, 98304u, 2u, 21504ull},  // dynamic
 };
-// The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory
-// (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to
-// the driver) with blocks of `threads_per_block` threads: the largest size measured for a
-// launch of a kernel declaring the same shared memory that is at least as demanding (a
-// carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was
-// measured: the driver's split does not follow the declared bytes monotonically, so no
-// other kernel's rows answer. docs/l1-effective-capacity.md explains.
-// Not constexpr on purpose: l1_bytes_at() calls it when no measured launch matches, so a
-// constant expression (a tile size) cannot come from that 0 and does not compile.
-GPU_TOPOLOGY_HD inline void l1_bytes_at_no_launch_of_this_kind_was_measured() {}
-GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,
-                                                   std::uint32_t shared_bytes_per_block) {
-    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp
-    std::uint64_t bytes = 0;
-    for (std::size_t i = 0; i < l1_launch_count; ++i) {
-        const l1_at_launch& row = l1_launches[i];
-        if (row.shared_bytes_per_block != shared_bytes_per_block) continue;
-        if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;
-        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)
-            bytes = row.size_bytes;
-    }
-    if (bytes == 0) l1_bytes_at_no_launch_of_this_kind_was_measured();
-    return bytes;
-}
-
-// ---- Tiling helpers: built only on the facts above ---------------------------
-
-// Elements of T that fit in `bytes`.
-template <typename T>
-GPU_TOPOLOGY_HD constexpr std::uint64_t elements_in(std::uint64_t bytes) {
-    return bytes / sizeof(T);
-}
-// Elements of T that fit in a level (any of the objects above: l1, l2, ...).
-template <typename T, typename Level, typename = decltype(Level::size_bytes)>
-GPU_TOPOLOGY_HD constexpr std::uint64_t elements_in(const Level& level) {
-    return std::uint64_t{level.size_bytes} / sizeof(T);
-}
-
-// Largest r with r^degree <= n.
-GPU_TOPOLOGY_HD constexpr std::uint64_t integer_root(std::uint64_t n, unsigned degree) {
-    const std::uint64_t limit = degree == 2 ? 4294967296ull : 2097152ull;  // roots whose power fits 64 bits
-    std::uint64_t lo = 0, hi = 1;
-    const auto power = [degree](std::uint64_t base) {
-        std::uint64_t p = 1;
-        for (unsigned i = 0; i < degree; ++i) p *= base;
-        return p;
-    };
-    while (hi < limit && power(hi) <= n) hi *= 2;
-    while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        (power(mid) <= n ? lo : hi) = mid;
-    }
-    return lo;
-}
-
-// Largest e with e*e elements of T in `bytes` (a square tile).
-template <typename T>
-GPU_TOPOLOGY_HD constexpr std::uint64_t square_tile_edge(std::uint64_t bytes) {
-    return integer_root(bytes / sizeof(T), 2);
-}
-// Largest e with e*e*e elements of T in `bytes` (a cubic tile).
-template <typename T>
-GPU_TOPOLOGY_HD constexpr std::uint64_t cubic_tile_edge(std::uint64_t bytes) {
-    return integer_root(bytes / sizeof(T), 3);
-}
-// Rounds a byte count down to whole lines of a level.
-template <typename Level>
-GPU_TOPOLOGY_HD constexpr std::uint64_t whole_lines(std::uint64_t bytes, const Level& level) {
-    const std::uint64_t line = level.line_bytes;
-    return bytes / line * line;
-}
-// Layer condition: do `layers` layers of `layer_bytes` each stay resident in `level`?
-template <typename Level>
-GPU_TOPOLOGY_HD constexpr bool layers_fit(std::uint64_t layers, std::uint64_t layer_bytes, const Level& level) {
-    return layers * layer_bytes <= std::uint64_t{level.size_bytes};
-}
-// Bytes that `count` elements of T take.
-template <typename T>
-GPU_TOPOLOGY_HD constexpr std::uint64_t bytes_of(std::uint64_t count) {
-    return count * sizeof(T);
-}
-// Bank conflict ways when the 32 lanes of a warp read one column of a
-// shared-memory tile whose rows are `pitch` elements of T apart (lane r reads
-// row r): the most distinct bank words any one bank must deliver (lanes
-// reading the same word share it).
-template <typename T, typename Shared>
-GPU_TOPOLOGY_HD constexpr std::uint32_t column_conflict_ways(std::uint32_t pitch, const Shared& s) {
-    static_assert(sizeof(T) <= 64, "elements of at most 16 four-byte bank words");
-    const std::uint64_t banks = s.banks, width = s.bank_bytes;
-    std::uint64_t words[32 * 16] = {};  // every word the column touches (an element spans at most 16 words here)
-    std::uint32_t count = 0, most = 0;
-    for (std::uint64_t lane = 0; lane < 32; ++lane) {
-        const std::uint64_t first = lane * pitch * sizeof(T) / width;
-        const std::uint64_t last = (lane * pitch * sizeof(T) + sizeof(T) - 1) / width;
-        for (std::uint64_t word = first; word <= last && count < 32 * 16; ++word) {
-            bool seen = false;
-            for (std::uint32_t i = 0; i < count; ++i) seen = seen || words[i] == word;
-            if (seen) continue;
-            words[count++] = word;
-            std::uint32_t in_bank = 0;
-            for (std::uint32_t i = 0; i < count; ++i) in_bank += words[i] % banks == word % banks;
-            most = in_bank > most ? in_bank : most;
-        }
-    }
-    return most;
-}
-// The row pitch (elements of T, at least `columns`) of a shared-memory tile
-// whose columns a warp reads with the fewest conflict ways: e.g. 33 floats for
-// a 32-float row on 32 banks of 4 bytes. Pass gpu_topology::shared; an
-// unmeasured bank geometry does not compile.
-template <typename T, typename Shared>
-GPU_TOPOLOGY_HD constexpr std::uint32_t conflict_free_pitch(std::uint32_t columns, const Shared& s) {
-    const std::uint32_t banks = s.banks;
-    std::uint32_t best = columns, fewest = column_conflict_ways<T>(columns, s);
-    for (std::uint32_t pitch = columns + 1; pitch <= columns + banks && fewest > 1; ++pitch) {
-        const std::uint32_t ways = column_conflict_ways<T>(pitch, s);
-        if (ways < fewest) best = pitch, fewest = ways;
-    }
-    return best;
-}
-
-// Blocks of `threads_per_block` threads resident on the whole GPU at once (a
-// wave) when threads are what limits residency (registers and shared memory
-// permitting): SMs x blocks per SM.
-GPU_TOPOLOGY_HD constexpr std::uint64_t resident_blocks_per_wave(std::uint32_t threads_per_block,
-                                                                 std::uint32_t sms = device.sm_count,
-                                                                 std::uint32_t threads_per_sm = sm.max_threads) {
-    return threads_per_block == 0 ? 0 : std::uint64_t{sms} * (threads_per_sm / threads_per_block);
-}
 
 // ---- The node: the devices these facts describe and the links between them --
 // (host code; a node profile measures them, docs/node.md)
-struct node_device {
-    int index;
-    const char* name;
-    const char* uuid;
-};
-enum class link_transport : unsigned char { nvlink, nvswitch, pcie, unknown };
-
-// Called only when a program reads an unmeasured link value: in a constant
-// expression that is a compile error (this function is not constexpr), at run
-// time it stops the program with the reason instead of returning a number.
-[[noreturn]] inline void unmeasured_link_value(const char* reason) {
-    std::fprintf(stderr, "gpu_topology: a link value the probe did not measure was read: %s\n", reason);
-    std::abort();
-}
-// A value of one link: measured (value) or not (reason). Read it with get(),
-// or choose a fallback explicitly with value_or().
-struct link_value {
-    double value;
-    bool known;
-    const char* reason;  // why it is unknown
-    constexpr double get() const { return known ? value : (unmeasured_link_value(reason), 0.0); }
-    constexpr double value_or(double fallback) const { return known ? value : fallback; }
-};
 // From device `from` to device `to`: what a copy or kernel on `from` gets from `to`'s memory.
 struct peer_link {
     int from, to;
@@ -713,76 +528,17 @@ inline constexpr node_device devices[] = {
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;
 inline constexpr const peer_link* links = nullptr;
-// The link from device `from` to device `to`; nullptr when the profile has none.
-constexpr const peer_link* find_link(int, int) { return nullptr; }
 }  // namespace node
 
-}  // namespace gpu_topology
-
-#if defined(__CUDACC__) || defined(GPU_TOPOLOGY_WITH_CUDA_RUNTIME)
-// ---- Is the running GPU the one these facts describe? (host code, CUDA runtime)
-#include <cuda_runtime_api.h>
-
-#include <cstdio>
-#include <cstring>
-
-namespace gpu_topology {
-
-struct identity_check {
-    bool matches;           // same model: name, compute capability and SM count
-    bool same_card;         // and the very card the profile was measured on (UUID)
-    char explanation[512];  // what differs, or what was compared
-};
-
-// Compares CUDA device `device_index` with gpu_topology::identity. A stored
-// profile of the same model matches; another model, or no GPU, does not.
-inline identity_check check_running_gpu(int device_index = 0) {
-    identity_check result{false, false, {}};
-    cudaDeviceProp prop{};
-    const cudaError_t status = cudaGetDeviceProperties(&prop, device_index);
-    if (status != cudaSuccess) {
-        std::snprintf(result.explanation, sizeof result.explanation, "cannot read device %d: %s; the header describes %s",
-                      device_index, cudaGetErrorString(status), identity.device_name);
-        return result;
-    }
-    char uuid[48];
-    const auto* b = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    result.matches = std::strcmp(prop.name, identity.device_name) == 0 && prop.major == identity.cc_major &&
-                     prop.minor == identity.cc_minor && prop.multiProcessorCount == identity.sm_count;
-    result.same_card = result.matches && std::strcmp(uuid, identity.device_uuid) == 0;
-    std::snprintf(result.explanation, sizeof result.explanation,
-                  "%s: device %d is %s (cc %d.%d, %d SMs, %s); the header describes %s (cc %d.%d, %d SMs, %s)%s",
-                  result.same_card ? "same card" : result.matches ? "same model, another card" : "MISMATCH",
-                  device_index, prop.name, prop.major, prop.minor, prop.multiProcessorCount, uuid,
-                  identity.device_name, identity.cc_major, identity.cc_minor, identity.sm_count, identity.device_uuid,
-                  identity.stored ? ", from a stored profile" : "");
-    return result;
-}
-
-}  // namespace gpu_topology
-#endif
-
-// ---- Which GPU CTest handed this test (resource allocation, docs/ci.md) -------
-// (host code) The CUDA device index of the GPU in resource group `group` that CTest
-// allocated to the running test (CTEST_RESOURCE_GROUP_<group>_GPUS = "id:3,slots:1"
-// gives 3: the ids of the spec file a DEVICES ALL configure writes are CUDA device
-// indices), or `group` itself when CTest allocated none: no resource spec file in use,
-// or a test that asked for no GPUs (gpu_topology_test_resources).
-namespace gpu_topology {
-inline int ctest_device(int group = 0) {
-    char name[48];
-    std::snprintf(name, sizeof name, "CTEST_RESOURCE_GROUP_%d_GPUS", group);
-    const char* count = std::getenv("CTEST_RESOURCE_GROUP_COUNT");
-    const char* given = std::getenv(name);
-    if (group < 0 || !count || std::atoi(count) <= group || !given) return group;
-    if (given[0] != 'i' || given[1] != 'd' || given[2] != ':') return group;
-    char* end = nullptr;
-    const long id = std::strtol(given + 3, &end, 10);
-    return end != given + 3 && id >= 0 && (*end == ',' || *end == '\0') ? static_cast<int>(id) : group;
-}
+}  // namespace GPU_TOPOLOGY_PROFILE_NS
 }  // namespace gpu_topology
 #undef GPU_TOPOLOGY_FACT
+
+// The helpers that read these facts (l1_bytes_at, resident_blocks_per_wave, node::find_link).
+#include <gpu_topology/fact_helpers.hpp>
+#if defined(__CUDACC__) || defined(GPU_TOPOLOGY_WITH_CUDA_RUNTIME)
+// Is the running GPU the one these facts describe? (host code, CUDA runtime)
+#include <gpu_topology/check.hpp>
+#endif
 #endif  // __cplusplus
 #endif  // GPU_TOPOLOGY_HPP

@@ -138,8 +138,8 @@ inline constexpr std::array kQuantities{
     Quantity{"L1_MISS_LATENCY_CYCLES", "caches.l1.miss_latency_cycles", S::latency, H::u32, U::cycles, "l1 path", kCycles, "L1 miss served by near L2"},
     Quantity{"L1_MISS_PENALTY_CYCLES", "caches.l1.miss_penalty_cycles", S::estimate, H::u32, U::cycles, "l1 path", kCycles, "L1 miss penalty (to L2)"},
     Quantity{"L1_PER_SM", "caches.l1.per_sm", S::estimate, H::u32, U::instances, "l1 path", kInstances, "L1 instances per SM"},
-    Quantity{"L1_SETS", "caches.l1.sets", S::estimate, H::u32, U::sets, "-", {1, 1e6}, "L1 sets", "stride sweeps on the H200 (bench/explore_beyond.cu, docs/measurements/2026-11-22-beyond.md) found no stride whose lines conflict before the capacity fills: the set index is hashed, which hides the set count"},
-    Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, U::ways, "-", {1, 1e6}, "L1 ways", "with a hashed set index no stride fills one set alone, so no ring shows the associativity (docs/measurements/2026-11-22-beyond.md)"},
+    Quantity{"L1_SETS", "caches.l1.sets", S::estimate, H::u32, U::sets, "-", {1, 1e6}, "L1 sets", "no stage measures it: where the set index is hashed, as on the H200 (no power-of-two stride up to 64 KiB made L1 lines conflict before the capacity filled), a stride sweep cannot count sets"},
+    Quantity{"L1_WAYS", "caches.l1.ways", S::estimate, H::u32, U::ways, "-", {1, 1e6}, "L1 ways", "no stage measures it: where the set index is hashed no stride fills one set alone, so no ring shows the associativity"},
     Quantity{"L1_BANDWIDTH_BYTES_PER_S", "caches.l1.bandwidth_bytes_per_s", S::estimate, H::u64, U::bytes_per_s, "bandwidths", kBandwidth, "L1 load bandwidth, all SMs"},
     // --- texture (tex1Dfetch) and read-only (ld.global.nc) paths, max-L1 carveout ---------------
     Quantity{"TEXTURE_SIZE_BYTES", "caches.texture.size_bytes", S::estimate, H::u64, U::bytes, "texture readonly", kL1Bytes, "texture, max-L1 carveout"},

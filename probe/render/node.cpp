@@ -48,7 +48,7 @@ std::string number_literal(double v) {
     return s;
 }
 
-// A link value in the header: known (value) or not (reason); see link_value in the template.
+// A link value in the header: known (value) or not (reason); see link_value in gpu_topology/types.hpp.
 std::string link_value_literal(const Json* v) {
     const Json* number = v ? v->find("value") : nullptr;
     if (number && number->is_number()) return "{" + number_literal(number->as_number()) + ", true, \"\"}";
@@ -114,16 +114,6 @@ std::string node_section(const Json& document) {
             out += "},\n";
         }
         out += "};\n";
-    }
-    out += "// The link from device `from` to device `to`; nullptr when the profile has none.\n";
-    if (links.empty()) {
-        out += "constexpr const peer_link* find_link(int, int) { return nullptr; }\n";
-    } else {
-        out += "constexpr const peer_link* find_link(int from, int to) {\n";
-        out += "    for (std::size_t i = 0; i < link_count; ++i)\n";
-        out += "        if (links[i].from == from && links[i].to == to) return &links[i];\n";
-        out += "    return nullptr;\n";
-        out += "}\n";
     }
     out += "}  // namespace node\n";
     return out;

@@ -2,8 +2,10 @@
 
 #include "../util/format.hpp"
 
+#include "../../include/gpu_topology/version.hpp"
 #include "../model/quantities.hpp"
 #include "../profile/profile.hpp"
+#include "../version.hpp"
 #include "node.hpp"
 
 #include <algorithm>
@@ -15,6 +17,24 @@
 
 namespace gpu_topology::render {
 namespace {
+
+// The version of the static headers a rendered header includes, which it checks: the
+// package's, as the probe's is (the two cannot drift apart: the probe does not compile).
+struct PackageVersion {
+    int major_number, minor_number, patch_number;  // not major, minor: glibc's <sys/sysmacros.h> macros
+    constexpr bool operator==(const PackageVersion&) const = default;
+};
+constexpr PackageVersion kStaticHeaders{GPU_TOPOLOGY_VERSION_MAJOR, GPU_TOPOLOGY_VERSION_MINOR, GPU_TOPOLOGY_VERSION_PATCH};
+constexpr PackageVersion parsed_version(std::string_view text) {
+    int parts[3] = {0, 0, 0}, part = 0;
+    for (const char c : text) {
+        if (c == '.') ++part;
+        else if (part < 3) parts[part] = parts[part] * 10 + (c - '0');
+    }
+    return {parts[0], parts[1], parts[2]};
+}
+static_assert(parsed_version(kProbeVersion) == kStaticHeaders,
+              "include/gpu_topology/version.hpp and probe/version.hpp must name the same package version");
 
 using model::HeaderType;
 using model::kQuantities;
@@ -134,7 +154,8 @@ std::string facts(const Json& root) {
            structs;
 }
 
-// The measured L1 sizes per launch (caches.l1.carveouts), as a table.
+// The measured L1 sizes per launch (caches.l1.carveouts), as a table of
+// gpu_topology::l1_at_launch rows (gpu_topology/types.hpp) that l1_bytes_at reads.
 std::string carveouts(const Json& root) {
     std::string rows;
     std::size_t count = 0;
@@ -152,53 +173,11 @@ std::string carveouts(const Json& root) {
             ++count;
         }
     }
-    std::string out =
-        "// Effective L1 measured for one launch at one requested carveout\n"
-        "// (cudaFuncAttributePreferredSharedMemoryCarveout; -1: left to the driver), by a kernel\n"
-        "// declaring `shared_bytes_per_block` of shared memory (static and dynamic together).\n"
-        "struct l1_at_launch {\n"
-        "    int carveout_percent;\n"
-        "    std::uint32_t threads_per_block;\n"
-        "    std::uint32_t shared_bytes_per_block;\n"
-        "    std::uint32_t resident_blocks;  // blocks of that launch an SM can hold there (occupancy API)\n"
-        "    std::uint64_t size_bytes;\n"
-        "};\n"
-        "inline constexpr std::size_t l1_launch_count = " + std::to_string(count) + ";\n";
+    const std::string counted = "inline constexpr std::size_t l1_launch_count = " + std::to_string(count) + ";\n";
     if (!count)
-        return out +
-               "// The L1 per launch was not measured, so l1_bytes_at() cannot answer.\n"
-               "template <typename Unmeasured = void>\n"
-               "constexpr std::uint64_t l1_bytes_at(int, std::uint32_t, std::uint32_t) {\n"
-               "    static_assert(sizeof(Unmeasured) == 0, \"l1_bytes_at: the profile has no measured L1 per launch "
-               "(caches.l1.carveouts is empty)\");\n"
-               "    return 0;\n"
-               "}\n";
-    return out + "GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {\n" + rows +
-           "};\n"
-           "// The L1 (bytes) a kernel that declares `shared_bytes_per_block` bytes of shared memory\n"
-           "// (static and dynamic together; 0: none) can count on at `carveout_percent` (-1: left to\n"
-           "// the driver) with blocks of `threads_per_block` threads: the largest size measured for a\n"
-           "// launch of a kernel declaring the same shared memory that is at least as demanding (a\n"
-           "// carveout at least as large, blocks no larger, so no more L1). 0 when no such launch was\n"
-           "// measured: the driver's split does not follow the declared bytes monotonically, so no\n"
-           "// other kernel's rows answer. docs/l1-effective-capacity.md explains.\n"
-           "// Not constexpr on purpose: l1_bytes_at() calls it when no measured launch matches, so a\n"
-           "// constant expression (a tile size) cannot come from that 0 and does not compile.\n"
-           "GPU_TOPOLOGY_HD inline void l1_bytes_at_no_launch_of_this_kind_was_measured() {}\n"
-           "GPU_TOPOLOGY_HD constexpr std::uint64_t l1_bytes_at(int carveout_percent, std::uint32_t threads_per_block,\n"
-           "                                                   std::uint32_t shared_bytes_per_block) {\n"
-           "    const std::uint32_t threads = threads_per_block < 32 ? 32 : threads_per_block;  // a block takes a warp\n"
-           "    std::uint64_t bytes = 0;\n"
-           "    for (std::size_t i = 0; i < l1_launch_count; ++i) {\n"
-           "        const l1_at_launch& row = l1_launches[i];\n"
-           "        if (row.shared_bytes_per_block != shared_bytes_per_block) continue;\n"
-           "        if ((row.carveout_percent < 0) != (carveout_percent < 0)) continue;\n"
-           "        if (row.carveout_percent >= carveout_percent && row.threads_per_block <= threads && row.size_bytes > bytes)\n"
-           "            bytes = row.size_bytes;\n"
-           "    }\n"
-           "    if (bytes == 0) l1_bytes_at_no_launch_of_this_kind_was_measured();\n"
-           "    return bytes;\n"
-           "}\n";
+        return counted + "// The L1 per launch was not measured: l1_bytes_at() answers for no launch.\n"
+                         "GPU_TOPOLOGY_FACT const l1_at_launch* l1_launches = nullptr;\n";
+    return counted + "GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {\n" + rows + "};\n";
 }
 
 std::map<std::string, std::string> substitutions(const Json& document, const RenderContext& context) {
@@ -209,6 +188,9 @@ std::map<std::string, std::string> substitutions(const Json& document, const Ren
         return v.value ? integer(*v.value) : std::string("0");
     };
     return {{"SCHEMA", std::string(model::kSchema)},
+            {"VERSION", std::string(kProbeVersion)},
+            {"VERSION_MAJOR", std::to_string(kStaticHeaders.major_number)},
+            {"VERSION_MINOR", std::to_string(kStaticHeaders.minor_number)},
             {"PROBE_VERSION", c_string_body(string_at(root, "probe.version"))},
             {"DEVICE_NAME", c_string_body(string_at(root, "device.name"))},
             {"DEVICE_UUID", c_string_body(string_at(root, "device.uuid"))},
@@ -222,6 +204,26 @@ std::map<std::string, std::string> substitutions(const Json& document, const Ren
             {"FACTS", facts(root)},
             {"CARVEOUTS", carveouts(root)},
             {"NODE", node_section(document)}};
+}
+
+// The template with every @KEY@ replaced by values[KEY].
+std::string filled(std::string_view header_template, const std::map<std::string, std::string>& values) {
+    std::string out;
+    std::size_t pos = 0;
+    while (true) {
+        const auto open = header_template.find('@', pos);
+        if (open == std::string_view::npos) break;
+        const auto close = header_template.find('@', open + 1);
+        if (close == std::string_view::npos) throw std::runtime_error("template: unmatched '@'");
+        const std::string key(header_template.substr(open + 1, close - open - 1));
+        const auto found = values.find(key);
+        if (found == values.end()) throw std::runtime_error("template: unknown placeholder @" + key + "@");
+        out.append(header_template.substr(pos, open - pos));
+        out += found->second;
+        pos = close + 1;
+    }
+    out.append(header_template.substr(pos));
+    return out;
 }
 
 // The table's sizes and rates carry a digit more than the pictures' (27.25 MiB).
@@ -294,23 +296,14 @@ std::string cmake_quoted_body(std::string_view text) {
 }
 
 std::string render_header(const Json& document, const RenderContext& context, std::string_view header_template) {
-    const auto values = substitutions(document, context);
-    std::string out;
-    std::size_t pos = 0;
-    while (true) {
-        const auto open = header_template.find('@', pos);
-        if (open == std::string_view::npos) break;
-        const auto close = header_template.find('@', open + 1);
-        if (close == std::string_view::npos) throw std::runtime_error("template: unmatched '@'");
-        const std::string key(header_template.substr(open + 1, close - open - 1));
-        const auto found = values.find(key);
-        if (found == values.end()) throw std::runtime_error("template: unknown placeholder @" + key + "@");
-        out.append(header_template.substr(pos, open - pos));
-        out += found->second;
-        pos = close + 1;
-    }
-    out.append(header_template.substr(pos));
-    return out;
+    auto values = substitutions(document, context);
+    // The facts' namespace is named for everything else the header says (facts, identity, source,
+    // the version of the helpers that open it): headers that differ in anything never share a
+    // definition, and two copies of one header share identical ones.
+    values["PROFILE_NS"] = "";
+    const std::string hash = profile::content_hash(filled(header_template, values));
+    values["PROFILE_NS"] = "p_" + hash.substr(hash.find(':') + 1);
+    return filled(header_template, values);
 }
 
 std::string render_cmake(const Json& document, const RenderContext& context) {

@@ -1,8 +1,10 @@
 #pragma once
 // Profile -> artefacts, all generated from the list of quantities
-// (model/quantities.hpp): the header (from templates/gpu_topology.hpp.in,
-// embedded at build time), a CMake script of GPU_TOPOLOGY_<NAME> variables for
-// configure-time checks, a readable table, and the docs table of quantities.
+// (model/quantities.hpp): the header (templates/gpu_topology.hpp.in, embedded at
+// build time, filled with one profile's data: the types and helpers it includes
+// are the static headers of include/gpu_topology/), a CMake script of
+// GPU_TOPOLOGY_<NAME> variables for configure-time checks, a readable table, and
+// the docs table of quantities.
 //
 // Profiles are input: render* assume a profile that profile::validate()
 // accepted, and still escape every string they place in C++ or CMake.

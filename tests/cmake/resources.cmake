@@ -22,7 +22,7 @@ gpu_topology_test_resources(TEST mine.1 ${BAD} ${VALUE})
 endif()
 ]=])
 file(WRITE "${WORK}/project/which_gpu.cpp" [=[
-#include <gpu_topology.hpp>
+#include <gpu_topology/ctest.hpp>
 #include <cstdio>
 #include <cstdlib>
 int main() {

@@ -2,7 +2,7 @@
 // with run-time arguments (no constant folding can stand in), and the host
 // compares with the same calls on the CPU. Exits 77 (skipped) without a GPU.
 #include <gpu_topology.hpp>
-#include <gpu_topology_stencil.hpp>
+#include <gpu_topology/stencil.hpp>
 
 #include <cstdio>
 

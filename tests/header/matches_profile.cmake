@@ -1,6 +1,6 @@
 # Every known value of gpu_topology.hpp equals the profile's, read here by CMake's
 # own JSON parser; every unmeasured one is an unknown<> in the header.
-#   cmake -DPROBE=... -DPROFILE=... -DHEADER_DIR=... -DCXX=... -DWORK=... -P matches_profile.cmake
+#   cmake -DPROBE=... -DPROFILE=... -DHEADER_DIR=... -DINCLUDE=<package include/> -DCXX=... -DWORK=... -P matches_profile.cmake
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 execute_process(COMMAND "${PROBE}" docs --list RESULT_VARIABLE rc OUTPUT_VARIABLE list)
@@ -64,7 +64,7 @@ foreach(line IN LISTS lines)
   math(EXPR count "${count} + 1")
 endforeach()
 file(WRITE "${WORK}/matches.cpp" "${asserts}")
-execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${HEADER_DIR} "${WORK}/matches.cpp"
+execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${HEADER_DIR} -I${INCLUDE} "${WORK}/matches.cpp"
                 RESULT_VARIABLE rc ERROR_VARIABLE errors)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the header differs from the profile:\n${errors}")

@@ -1,10 +1,10 @@
-// The stencil block chooser of gpu_topology_stencil.hpp, on the CPU. Built twice:
+// The stencil block chooser of gpu_topology/stencil.hpp, on the CPU. Built twice:
 // against the header of the stored H200 profile (L2_SHARE 1) and against one
 // rendered from that profile with a quarter of its L2 (L2_SHARE 4). The header's
 // own machine (this_gpu()) is compared with the profile's, and the chooser's
 // picks with searches over every block shape measured on GPUs
 // (tests/data/stencil_searches.csv).
-#include <gpu_topology_stencil.hpp>
+#include <gpu_topology/stencil.hpp>
 
 #include <gtest/gtest.h>
 

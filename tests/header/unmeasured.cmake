@@ -16,7 +16,7 @@ endif()
 file(WRITE "${WORK}/readme.cpp" "#include <gpu_topology.hpp>\n"
            "constexpr auto edge = gpu_topology::square_tile_edge<float>(gpu_topology::l1.size_bytes / 2);\n"
            "int main() { return int(edge); }\n")
-execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK} "${WORK}/readme.cpp"
+execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK} -I${INCLUDE} "${WORK}/readme.cpp"
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(rc EQUAL 0)
   message(FATAL_ERROR "the README example compiled although L1_SIZE_BYTES is unmeasured")
@@ -27,7 +27,7 @@ endif()
 file(WRITE "${WORK}/fallback.cpp" "#include <gpu_topology.hpp>\n"
            "constexpr auto edge = gpu_topology::square_tile_edge<float>(gpu_topology::l1.size_bytes.value_or(16384) / 2);\n"
            "static_assert(edge == 45);  // 8192 B: 2048 floats, 45 x 45 of them\nint main() { return 0; }\n")
-execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK} "${WORK}/fallback.cpp"
+execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK} -I${INCLUDE} "${WORK}/fallback.cpp"
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "an explicit fallback did not compile:\n${err}")
@@ -44,7 +44,7 @@ foreach(bytes 8192 12345)
              "constexpr auto l1 = gpu_topology::l1_bytes_at(0, 256, ${bytes});\n"
              "constexpr auto edge = gpu_topology::square_tile_edge<float>(l1 / 2);\n"
              "int main() { return int(edge); }\n")
-  execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK}/measured "${WORK}/launch_${bytes}.cpp"
+  execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK}/measured -I${INCLUDE} "${WORK}/launch_${bytes}.cpp"
                   RESULT_VARIABLE rc_${bytes} ERROR_VARIABLE err_${bytes})
 endforeach()
 if(NOT rc_8192 EQUAL 0)

@@ -1,8 +1,10 @@
-// Every part of gpu_topology.hpp and gpu_topology_stencil.hpp in use, for the
-// strict-warning compiles (tests/header/CMakeLists.txt). Generic: it must
-// compile against any GPU's header, known values or not.
+// Every part of gpu_topology.hpp and the static headers (gpu_topology/stencil.hpp,
+// gpu_topology/ctest.hpp) in use, for the strict-warning compiles
+// (tests/header/CMakeLists.txt). Generic: it must compile against any GPU's
+// header, known values or not.
 #include <gpu_topology.hpp>
-#include <gpu_topology_stencil.hpp>
+#include <gpu_topology/ctest.hpp>
+#include <gpu_topology/stencil.hpp>
 
 #include <cstdio>
 
@@ -53,11 +55,13 @@ int main() {
     static_assert(list.count >= gt::kStencilShortlistTiles && list.count <= gt::stencil_shortlist::capacity &&
                       list.blocks[0] == gt::choose_star_stencil_block<double>(grid, 4, 64, machine),
                   "the short list, the chooser's pick first");
+    static_assert(gt::node::find_link(0, 0) == nullptr, "no link from a device to itself");
     const auto wave = gt::resident_blocks_per_wave(256);
     const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024, 0) : 0;
-    std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d\n", gt::identity.device_name, gt::identity.profile_source,
+    std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d %d\n", gt::identity.device_name, gt::identity.profile_source,
                 gt::identity.cc_major, gt::identity.cc_minor, static_cast<unsigned long long>(edge),
                 static_cast<unsigned long long>(cube), static_cast<unsigned long long>(wave),
-                static_cast<unsigned long long>(at), or_zero(gt::dram.latency_cycles), int(gt::sharing.l1_texture.vouched));
+                static_cast<unsigned long long>(at), or_zero(gt::dram.latency_cycles), int(gt::sharing.l1_texture.vouched),
+                gt::ctest_device());
     return 0;
 }

@@ -1,4 +1,5 @@
-// The strict-warning compile with nvcc, host and device code.
+// The strict-warning compile with nvcc, host and device code. The stencil model
+// by its former path, which still works.
 #include <gpu_topology.hpp>
 #include <gpu_topology_stencil.hpp>
 

@@ -255,7 +255,8 @@ TEST(Node, HeaderListsTheDevicesAndEveryLinkWithItsUnmeasuredReason) {
 TEST(Node, SingleProfileIsANodeOfOneWithoutLinks) {
     const auto header = render::render_header(stored("nvidia-h100.json"), {}, render::embedded_header_template());
     EXPECT_NE(header.find("inline constexpr int device_count = 1;"), std::string::npos);
-    EXPECT_NE(header.find("constexpr const peer_link* find_link(int, int) { return nullptr; }"), std::string::npos);
+    EXPECT_NE(header.find("inline constexpr std::size_t link_count = 0;\ninline constexpr const peer_link* links = nullptr;"),
+              std::string::npos);
     EXPECT_EQ(render::node_table(stored("nvidia-h100.json")), "");
 }
 

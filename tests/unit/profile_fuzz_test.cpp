@@ -176,16 +176,16 @@ std::string compile_errors(const std::vector<std::pair<std::string, std::string>
         files += " '" + file.string() + "'";
     }
     const auto log = dir / "compiler.log";
-    const std::string command = "'" + std::string(GPU_TOPOLOGY_CXX) +
-                                "' -std=c++17 -Wall -Wextra -Wpedantic -Wshadow -Werror -fsyntax-only -x c++" + files +
-                                " > '" + log.string() + "' 2>&1";
+    // A rendered header includes the package's static headers (<gpu_topology/...>).
+    const std::string strict = "'" + std::string(GPU_TOPOLOGY_CXX) +
+                               "' -std=c++17 -Wall -Wextra -Wpedantic -Wshadow -Werror -fsyntax-only -I '" +
+                               std::string(GPU_TOPOLOGY_INCLUDE) + "' -x c++";
+    const std::string command = strict + files + " > '" + log.string() + "' 2>&1";
     if (std::system(command.c_str()) == 0) return "";
     // Which one: each alone.
     std::string failed;
     for (std::size_t i = 0; i < headers.size(); ++i) {
-        const std::string one = "'" + std::string(GPU_TOPOLOGY_CXX) +
-                                "' -std=c++17 -Wall -Wextra -Wpedantic -Wshadow -Werror -fsyntax-only -x c++ '" +
-                                (dir / ("h" + std::to_string(i) + ".hpp")).string() + "' > /dev/null 2>&1";
+        const std::string one = strict + " '" + (dir / ("h" + std::to_string(i) + ".hpp")).string() + "' > /dev/null 2>&1";
         if (std::system(one.c_str()) != 0) failed += "\n  " + headers[i].first + " (header " + (dir / ("h" + std::to_string(i) + ".hpp")).string() + ")";
     }
     return "headers that do not compile (" + log.string() + "):" + failed;

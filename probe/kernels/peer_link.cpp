@@ -1,18 +1,13 @@
+// Peer routes and transfers between two devices: host code (the SM store kernel is in read_kernels.cu).
 #include "cuda_check.hpp"
 #include "cuda_engine.hpp"
 #include "cuda_event.hpp"
 #include "device_buffer.hpp"
 #include "peer_link.hpp"
+#include "read_kernels.hpp"
 
 namespace gpu_topology::kernels {
 namespace {
-
-// Grid-stride 16-byte stores: every SM of the launching device writes the peer's memory.
-__global__ void store_kernel(uint4* data, size_t pieces, unsigned value) {
-    const size_t step = size_t(gridDim.x) * blockDim.x;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
-        data[i] = make_uint4(value, unsigned(i), value, unsigned(i >> 32));
-}
 
 // A stream of the current device, destroyed with its owner.
 class Stream {
@@ -90,10 +85,7 @@ PeerTransfers time_peer_transfers(int from, int to, std::size_t bytes, unsigned 
         check(cudaMemcpyPeerAsync(remote.get(), to, local.get(), from, bytes, s), "cudaMemcpyPeerAsync(write)");
     };
     const auto store = [&](cudaStream_t s) {
-        store_kernel<<<sms * 2, 1024, 0, s>>>(reinterpret_cast<uint4*>(remote.get()), bytes / 16, 7u);
-        // Launch errors now; execution errors at the checked cudaEventSynchronize that ends the
-        // timing (a device-wide synchronize here would add its own latency to every repeat).
-        check(cudaGetLastError(), "launch of store_kernel");
+        launch_store(remote.get(), bytes, sms, s);
     };
     PeerTransfers result;
     const auto series = [&](auto&& work, std::vector<double>& rates) {

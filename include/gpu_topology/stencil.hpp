@@ -1,0 +1,71 @@
+// gpu_topology/stencil.hpp: the star-stencil model (gpu_topology/stencil_model.hpp)
+// on the machine of the generated gpu_topology.hpp, which it includes. Facts and
+// models apart: the model is the same for every GPU; the header says which GPU it
+// reasons about. this_gpu() and the entry points that default to it read the
+// facts, so they live in the profile's namespace, like the facts. C++17, host and
+// device code.
+#ifndef GPU_TOPOLOGY_STENCIL_HPP
+#define GPU_TOPOLOGY_STENCIL_HPP
+
+#include <gpu_topology.hpp>
+
+#ifndef GPU_TOPOLOGY_PROFILE_NS
+#error "gpu_topology/stencil.hpp: the <gpu_topology.hpp> found first is not a header this GPUTopology renders (it names no profile namespace): render it again (configure again) or put the generated header's directory first on the include path"
+#endif
+
+#include <gpu_topology/stencil_model.hpp>
+
+#include <cstdint>
+
+namespace gpu_topology {
+
+namespace detail {
+// Makes an expression depend on a template parameter, so it is checked only
+// when the template is used: a header whose profile lacks a fact this model
+// needs still compiles, until the model is called (and then names the fact).
+template <typename Dependent, typename T>
+GPU_TOPOLOGY_HD constexpr const T& when_used(const T& fact) {
+    return fact;
+}
+}  // namespace detail
+
+inline namespace GPU_TOPOLOGY_PROFILE_NS {
+
+// The machine gpu_topology.hpp describes (it must know every fact used here).
+template <typename Dependent = void>
+GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
+    const auto& cache1 = detail::when_used<Dependent>(l1);
+    const auto& cache2 = detail::when_used<Dependent>(l2);
+    return {cache1.size_bytes,
+            cache1.bandwidth_bytes_per_s,
+            cache1.line_bytes,
+            cache1.sector_bytes,
+            cache2.size_bytes,
+            cache2.bandwidth_bytes_per_s,
+            detail::when_used<Dependent>(dram).bandwidth_bytes_per_s,
+            detail::when_used<Dependent>(device).sm_count,
+            detail::when_used<Dependent>(sm).max_threads};
+}
+
+// The model's entry points on this_gpu(); pass a stencil_machine for another
+// (the overloads in gpu_topology/stencil_model.hpp).
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_block& b, const grid_extent& g,
+                                                               std::uint32_t radius) {
+    return ::gpu_topology::star_stencil_traffic<T>(b, g, radius, this_gpu<T>());
+}
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
+                                                                  std::uint32_t threads_per_block = 1024) {
+    return ::gpu_topology::choose_star_stencil_block<T>(g, radius, threads_per_block, this_gpu<T>());
+}
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_extent& g, std::uint32_t radius,
+                                                                   std::uint32_t threads_per_block = 1024) {
+    return ::gpu_topology::star_stencil_shortlist<T>(g, radius, threads_per_block, this_gpu<T>());
+}
+
+}  // namespace GPU_TOPOLOGY_PROFILE_NS
+}  // namespace gpu_topology
+
+#endif  // GPU_TOPOLOGY_STENCIL_HPP

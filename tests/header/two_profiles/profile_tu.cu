@@ -1,0 +1,2 @@
+// The two-profiles test's translation unit, compiled by nvcc.
+#include "profile_tu.cpp"
