@@ -9,9 +9,9 @@
 #       interface or imported library), in the build tree only. NAME defaults to the
 #       first TARGET made a C identifier (my-kernels: my_kernels), or "header". Each
 #       call owns its name, output directory, header and values; anything wrong with
-#       them stops the configure before anything is written. A first configure that measures builds
-#       the probe for the GPUs here (machine code for them, whatever the project's
-#       CMAKE_CUDA_ARCHITECTURES); a re-configure builds and measures nothing.
+#       them stops the configure before anything is written. A first configure that
+#       measures builds the probe for the GPUs here (machine code for them, whatever
+#       the project's CMAKE_CUDA_ARCHITECTURES); a re-configure builds and measures nothing.
 #       DEVICES ALL (or DEVICE ALL, or GPU_TOPOLOGY_DEVICE=ALL) probes every device at
 #       once and the links between them (docs/node.md); the configure stops when
 #       the devices are not one model.
