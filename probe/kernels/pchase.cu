@@ -59,7 +59,7 @@ __device__ __forceinline__ unsigned long long with_path(LoadPath path, F&& f) {
 // A timed load's sample, stored without taking an L1 line: st.global.cg still
 // allocated its lines in L1 on the H200, and the 4 KiB of 1024 samples pushed
 // the chased ring out of L1 about 4 KiB before a chase without stores
-// (bench/l1_miss_sources.cu, docs/measurements/2026-11-23-runs44-49.md).
+// (bench/l1_miss_sources.cu, docs/records/l1-per-launch.md).
 // The eviction-priority qualifier needs sm_70 (and PTX ISA 7.4); older GPUs
 // keep the .cg store, the closest they have.
 __device__ __forceinline__ void store_sample(unsigned* address, unsigned value) {

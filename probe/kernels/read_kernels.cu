@@ -39,7 +39,7 @@ __device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w
 // start, stamps[1] the latest end (reset before each launch). Their difference is
 // the read without the launch: a host that was slow to issue the kernel after
 // the timer started (an H100 probe measured 20 % lower bandwidths while a
-// compiler ran beside it: docs/measurements/2026-11-23-user-kernels.md) no longer counts.
+// compiler ran beside it: docs/records/bandwidth.md) no longer counts.
 __device__ __forceinline__ void stamp_start(unsigned long long* stamps) {
     if (threadIdx.x == 0) atomicMin(stamps, global_ns());
 }

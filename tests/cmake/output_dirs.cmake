@@ -5,7 +5,8 @@
 #   own, a link) is refused and left as it was; a deleted header is written again by the
 #   build, with Ninja, Unix Makefiles and Ninja Multi-Config.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032)
+derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032
+               caches.l2.persisting_max_bytes.value 9830400)  # the set-aside lies within L2
 write_project("${WORK}/project" "
 add_executable(relative main.cpp)
 gpu_topology_generate(TARGET relative OUTPUT_DIR inc)

@@ -1,7 +1,8 @@
 # Two gpu_topology_generate calls own their headers, targets and values; a
 # hyphenated TARGET names its call
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032)
+derive_profile("${WORK}/small-l2.json" caches.l2.size_bytes.value 15728640 caches.l2.near_size_bytes.value 7340032
+               caches.l2.persisting_max_bytes.value 9830400)  # the set-aside lies within L2
 write_project("${WORK}/project" "
 add_executable(big big.cpp)
 add_executable(small small.cpp)
