@@ -7,6 +7,7 @@
 #include "../util/units.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <initializer_list>
 
@@ -239,6 +240,9 @@ CacheGeometry geometry(Reader& r, const Json& o, const std::string& path, std::u
     if (by_ways) g.ways = static_cast<std::uint32_t>(r.number(o, path, "ways", kWays));
     if (by_sets) g.sets = static_cast<std::uint32_t>(r.number(o, path, "sets", {1, 1 << 20}));
     g.index = index_of(r.choice(o, path, "index", {"hashed", "modulo"}));
+    if (by_sets && g.index == SetIndex::modulo && !std::has_single_bit(g.sets))
+        r.fail(path + ".sets", "a modulo index takes address bits: its sets are a power of two, not " +
+                                   std::to_string(g.sets));
     g.replacement = replacement_of(r.choice(o, path, "replacement", {"lru", "random"}, "lru"));
     if (g.fill_bytes > g.line_bytes)
         r.fail(path + ".fill_bytes", "a fill is at most a line (" + std::to_string(g.line_bytes) + " B)");

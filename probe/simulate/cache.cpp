@@ -1,6 +1,7 @@
 #include "cache.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,8 @@ CacheLevel::CacheLevel(const CacheGeometry& g, std::uint64_t bytes, std::uint32_
     if (g.sets) sets_ = std::min<std::uint64_t>(g.sets, lines_);
     else if (g.ways) sets_ = std::max<std::uint64_t>(1, lines_ / g.ways);
     else sets_ = 1;
+    // A modulo index takes address bits: a power of two of sets; the lines beyond add ways.
+    if (index_ == SetIndex::modulo) sets_ = std::bit_floor(sets_);
 }
 
 std::uint64_t CacheLevel::set_of(std::uint64_t line) const {

@@ -83,6 +83,12 @@ TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
     expect_error(edited(R"("value": [0, 8192, 16384, 32768, 65536, 102400, 135168, 167936, 200704, 233472])",
                         R"("value": [0, 8192, 16384, 8192, 233472])"),
                  {"supported_shared_bytes", "ascend"});
+    // A modulo index takes address bits: six sets it cannot address.
+    expect_error(edited(R"("sets": {"value": 4, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"},
+    "index": {"value": "hashed",)",
+                        R"("sets": {"value": 6, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"},
+    "index": {"value": "modulo",)"),
+                 {"unified_l1.sets", "power of two", "6"});
     // Clusters belong to compute capability 9.0 and newer.
     expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
 }
