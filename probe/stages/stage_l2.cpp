@@ -161,7 +161,11 @@ void run_bandwidths(ProbeContext& ctx) {
     const auto* near = ctx.scratch.l2_near && ctx.scratch.l2_near->found ? &*ctx.scratch.l2_near : nullptr;
     const std::uint64_t blocks = std::uint64_t(ctx.facts.sm_count);
     std::vector<ReadRequest> l2_variants;
-    for (const std::uint64_t region : {(near ? near->capacity_bytes / 2 : l2 / 4) / MiB * MiB, 3 * l2 / 4 / MiB * MiB})
+    // Regions in whole MiB, or in 64 KiB where L2 holds less than a few MiB.
+    const auto whole = [](std::uint64_t bytes) {
+        return bytes >= MiB ? bytes / MiB * MiB : std::max<std::uint64_t>(64 * KiB, bytes / (64 * KiB) * (64 * KiB));
+    };
+    for (const std::uint64_t region : {whole(near ? near->capacity_bytes / 2 : l2 / 4), whole(3 * l2 / 4)})
         for (const CacheOp op : {CacheOp::cg, CacheOp::ca})
             for (const auto [threads, per_sm] : {std::pair{1024u, 2u}, std::pair{1024u, 4u}, std::pair{512u, 8u}})
                 l2_variants.push_back({.pattern = ReadPattern::rotating, .op = op, .bytes = region,
@@ -169,7 +173,7 @@ void run_bandwidths(ProbeContext& ctx) {
     ctx.set(id("L2_BANDWIDTH_BYTES_PER_S"),
             best_of(ctx, l2_variants, "L2", "regions that fit the near partition and span both"));
 
-    const std::uint64_t dram_region = std::min<std::uint64_t>(4 * l2, ctx.layout.fresh_offset) / MiB * MiB;
+    const std::uint64_t dram_region = whole(std::min<std::uint64_t>(4 * l2, ctx.layout.fresh_offset));
     std::vector<ReadRequest> dram_variants;
     for (const std::uint32_t per_sm : {4u, 8u})
         dram_variants.push_back({.pattern = ReadPattern::streaming, .op = CacheOp::cg, .bytes = dram_region,

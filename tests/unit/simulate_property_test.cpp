@@ -206,7 +206,8 @@ private:
         o["slice_spread_cycles"] = cited(spread * random_.uniform());
         double slowest = near;
         if (random_.chance(0.5)) {
-            o["near_bytes"] = cited(std::round(double(l2) * between(0.4, 0.6) / MiB) * MiB);
+            const double unit = l2 >= 8 * MiB ? double(MiB) : 64.0 * KiB;  // a part of a small L2, not all or none
+            o["near_bytes"] = cited(std::round(double(l2) * between(0.4, 0.6) / unit) * unit);
             slowest = std::round(near * between(1.3, 2));
             o["far_latency_cycles"] = cited(slowest);
         }
