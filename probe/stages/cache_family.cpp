@@ -64,6 +64,18 @@ void ring_at_line(CacheResult& cache) {
         }
 }
 
+// A ring that misses the cache and hits near L2: the plan's near ring, and at least twice
+// what a ring of the latency chases' 128 B stride fits of the cache (a cache that evicts at
+// random keeps about a fifth of such a ring; a line under 128 B lets the ring fit more than
+// the cache's bytes). Unsized, at least the L1 search bound.
+std::uint64_t miss_ring_bytes(const CacheResult& cache, const FamilyPlan& plan) {
+    if (!cache.size.found) return std::max(plan.miss_bytes, plan.max_l1_bytes);
+    std::uint64_t held = cache.size_bytes();
+    for (const auto& span : cache.line.spans)
+        if (span.stride_bytes == 128) held = std::max(held, span.span_bytes);
+    return std::max(plan.miss_bytes, (2 * held + KiB - 1) / KiB * KiB);
+}
+
 bool fits_path(SweepRunner& runner, const RingUse& use) {
     return use.offset + use.footprint_bytes <= runner.engine().ring_capacity(use.path);
 }
@@ -152,7 +164,7 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
     cache.hit = measure_latency(runner, latency, 16 * KiB);
     SweepSpec miss = latency;
     miss.name = key + "_miss_latency";
-    cache.miss = measure_latency(runner, miss, plan.miss_bytes);
+    cache.miss = measure_latency(runner, miss, miss_ring_bytes(cache, plan));
     cache.miss_level = "near L2";
     progress.done(cycles(cache.hit.summary) + ", miss " + cycles(cache.miss->summary));
 

@@ -85,7 +85,7 @@ struct CacheResult {
 struct FamilyPlan {
     std::uint64_t max_l1_bytes;       // search bound for the unified L1 paths
     std::size_t fresh_offset;         // buffer region no L1 has seen (first touches)
-    std::uint64_t miss_bytes;         // ring that misses L1 but hits near L2
+    std::uint64_t miss_bytes;         // ring that stays in near L2 (the miss ring is also at least twice L1)
     int carveout_percent = 0;         // max L1, where the unified caches are largest
 };
 

@@ -52,13 +52,12 @@ inline std::uint64_t l1_search_bound(const DeviceFacts& facts) {
     return 4 * (static_cast<std::uint64_t>(facts.shared_per_sm_bytes) + 64 * KiB);
 }
 
-// A ring that misses every L1 and stays in near L2: 4 MiB, or a quarter of a
-// smaller L2 (an L2 of two partitions keeps half of itself near; a quarter
-// leaves room for the spread of a hashed index), and no less than the L1
-// search bound (what an L1 may hold at the size rings' stride).
+// A ring that stays in near L2: 4 MiB, or a quarter of a smaller L2 (an L2 of
+// two partitions keeps half of itself near; a quarter leaves room for the spread
+// of a hashed index). The L1 paths' miss rings are also at least twice what
+// their L1 holds (cache_family.cpp).
 inline std::uint64_t near_l2_ring_bytes(const DeviceFacts& facts) {
-    return std::max(l1_search_bound(facts),
-                    std::min<std::uint64_t>(4 * MiB, static_cast<std::uint64_t>(facts.l2_bytes) / 4 / KiB * KiB));
+    return std::min<std::uint64_t>(4 * MiB, static_cast<std::uint64_t>(facts.l2_bytes) / 4 / KiB * KiB);
 }
 
 struct ProbeContext {
