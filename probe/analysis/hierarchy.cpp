@@ -55,12 +55,21 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 
     const double l2_limit = double(api_l2_bytes) * 1.05;
     for (; next < segments.size(); ++next) {
-        const auto [b, e] = segments[next];
-        if (double(curve.points[e - 1].footprint_bytes) > l2_limit) break;
+        auto [b, e] = segments[next];
+        const bool beyond = double(curve.points[e - 1].footprint_bytes) > l2_limit;
+        if (beyond) {
+            // A level that evicts at random keeps hitting beyond its capacity: a segment that
+            // starts well inside L2 and runs past it is still an L2 level, up to the L2 size.
+            std::size_t inside = b;
+            while (inside < e && double(curve.points[inside].footprint_bytes) <= l2_limit) ++inside;
+            if (inside - b < 2 || double(curve.points[b].footprint_bytes) > 0.9 * double(api_l2_bytes)) break;
+            e = inside;
+        }
         if (!h.l2_near)
             h.l2_near = make_plateau(curve, b, e);
         else if (!h.l2_far)
             h.l2_far = make_plateau(curve, b, e);
+        if (beyond) break;
     }
     // DRAM: the last segment, if it starts at or beyond the L2 size. A short
     // segment straddling the L2 size is the transition and belongs to neither.
@@ -70,7 +79,7 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     return h;
 }
 
-std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles) {
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles, double slower_by) {
     // Rare slow loads (interrupts: under 2 % of them) are no level: set aside, at most
     // twice, before two levels are looked for; each level then holds a fifth of the loads.
     std::vector<double> kept = samples;
@@ -87,7 +96,8 @@ std::vector<double> without_faster_level(const std::vector<double>& samples, dou
     for (const double s : kept) (s > *threshold ? slow : fast).push_back(s);
     if (5 * fast.size() < kept.size() || 5 * slow.size() < kept.size()) return samples;
     const double fast_p50 = median(fast), slow_p50 = median(slow);
-    const bool near_known = faster_level_cycles > 0 && std::abs(fast_p50 - faster_level_cycles) <= 0.1 * faster_level_cycles;
+    const bool near_known = faster_level_cycles > 0 && fast_p50 >= 0.9 * faster_level_cycles &&
+                            fast_p50 <= (1 + slower_by) * faster_level_cycles;
     const bool two_levels = slow_p50 >= 1.5 * fast_p50 || (slow_p50 >= 1.3 * fast_p50 && near_known);
     return two_levels ? slow : samples;
 }

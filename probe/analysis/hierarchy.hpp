@@ -31,7 +31,9 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 // outliers, under 2 % of them) split into two classes of a fifth of them or
 // more, whose medians differ by 1.5 times or more, or by 1.3 times or more and
 // the faster class's median lies within 10 % of `faster_level_cycles` (0: none
-// known), the slower class; else all.
-std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles);
+// known), or up to `slower_by` above it (hits of that level that pay something
+// more, as a translation miss), the slower class; else all.
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles,
+                                         double slower_by = 0.1);
 
 }  // namespace gpu_topology::analysis
