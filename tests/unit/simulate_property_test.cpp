@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -288,25 +290,38 @@ TEST(SimulateProperty, NoDrawnGpuGetsAWrongValueVouchedFor) {
     std::printf("[ property ] %d drawn GPUs in %.1f s\n", draws, elapsed());
 }
 
-// Every regression case kept from the property test: no wrong value vouched for, quiet
-// or busy (a file named *-busy.json runs busy).
-TEST(SimulateRegression, KeptDrawsStayRight) {
+// The regression cases kept from the property test, one test each (they run in parallel).
+std::vector<std::string> kept_draws() {
+    std::vector<std::string> files;
     const fs::path dir = fs::path(GPU_TOPOLOGY_TEST_DATA) / "simulated";
-    ASSERT_TRUE(fs::is_directory(dir));
-    int cases = 0;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-        if (entry.path().extension() != ".json") continue;
-        ++cases;
-        SCOPED_TRACE(entry.path().filename().string());
-        const auto arch = simulate::load_architecture(entry.path());
-        // draw-<seed>[-busy].json: run with the draw's own seed, as when it failed.
-        const std::string stem = entry.path().stem().string();
-        const bool busy = stem.ends_with("-busy");
-        std::uint64_t seed = 1;
-        if (stem.rfind("draw-", 0) == 0) seed = std::stoull(stem.substr(5));
-        EXPECT_EQ(check(arch, busy, seed), "");
-    }
-    EXPECT_GT(cases, 0);
+    if (!fs::is_directory(dir)) return files;  // DrawsAreKept fails
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path().extension() == ".json") files.push_back(entry.path().filename().string());
+    std::sort(files.begin(), files.end());
+    return files;
 }
+
+TEST(SimulateRegression, DrawsAreKept) { EXPECT_FALSE(kept_draws().empty()); }
+
+// No wrong value vouched for, quiet or busy (a file named *-busy.json runs busy), with the
+// draw's own seed (draw-<seed>...json), as when it failed.
+class KeptDraw : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KeptDraw, StaysRight) {
+    const fs::path file = fs::path(GPU_TOPOLOGY_TEST_DATA) / "simulated" / GetParam();
+    const auto arch = simulate::load_architecture(file);
+    const std::string stem = file.stem().string();
+    const bool busy = stem.ends_with("-busy");
+    const std::uint64_t seed = stem.rfind("draw-", 0) == 0 ? std::stoull(stem.substr(5)) : 1;
+    EXPECT_EQ(check(arch, busy, seed), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(SimulateRegression, KeptDraw, ::testing::ValuesIn(kept_draws()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string name = fs::path(info.param).stem().string();
+                             for (char& c : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return name;
+                         });
 
 }  // namespace
