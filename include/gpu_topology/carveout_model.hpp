@@ -66,11 +66,11 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t smaller(std::uint64_t a, std::uint64_t b
 // Blocks the SM's threads, block limit and shared memory leave room for: what the driver's
 // default split holds (it makes room for the most blocks: every measured default row agrees).
 GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threads, std::uint32_t shared_bytes,
-                                                            const sm_shared_limits& sm) {
-    if (threads == 0 || threads > sm.max_threads) return 0;
-    const std::uint64_t per_block = std::uint64_t(shared_bytes) + sm.reserved_per_block;
-    const std::uint64_t by_shared = per_block == 0 ? sm.max_blocks : sm.shared_bytes / per_block;
-    return smaller(smaller(sm.max_threads / threads, sm.max_blocks), by_shared);
+                                                            const sm_shared_limits& limits) {
+    if (threads == 0 || threads > limits.max_threads) return 0;
+    const std::uint64_t per_block = std::uint64_t(shared_bytes) + limits.reserved_per_block;
+    const std::uint64_t by_shared = per_block == 0 ? limits.max_blocks : limits.shared_bytes / per_block;
+    return smaller(smaller(limits.max_threads / threads, limits.max_blocks), by_shared);
 }
 }  // namespace detail
 
@@ -81,8 +81,8 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threa
 //    the threads allow (exact: a carveout's split did not follow the block size in any measured
 //    row of a kernel with shared memory, and the blocks that shared memory allows do not depend
 //    on the threads); failing that, the smallest above it (its blocks are then a lower bound).
-//  - A shared size between two measured ones, above `sm.shared_bytes / sm.max_blocks -
-//    sm.reserved_per_block` (6 KiB on Hopper): the rows of the next measured size above it, whose
+//  - A shared size between two measured ones, above `limits.shared_bytes / limits.max_blocks -
+//    limits.reserved_per_block` (6 KiB on Hopper): the rows of the next measured size above it, whose
 //    blocks and L1 are lower bounds. Above that size a carveout's split is the carveout rounded up
 //    to a size the architecture supports and at least the block's shared memory and reservation
 //    (the measured 8, 32 and 96 KiB rows all follow it), so a smaller declaration can only get
@@ -97,15 +97,15 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threa
 // A kernel whose one block does not fit an SM gets no option (count 0).
 GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_launch* rows, std::size_t row_count,
                                                                 std::uint32_t threads, std::uint32_t shared_bytes,
-                                                                const sm_shared_limits& sm) {
+                                                                const sm_shared_limits& limits) {
     carveout_options out{};
-    const std::uint32_t most = detail::most_resident_blocks(threads, shared_bytes, sm);
+    const std::uint32_t most = detail::most_resident_blocks(threads, shared_bytes, limits);
     if (most == 0) return out;
     // The shared size whose rows answer.
     constexpr std::uint32_t none = 0xffffffffu;
     std::uint32_t size = none;
-    const std::uint64_t rule_from = sm.max_blocks == 0 ? 0 : sm.shared_bytes / sm.max_blocks;
-    const bool rule_holds = std::uint64_t(shared_bytes) + sm.reserved_per_block > rule_from;
+    const std::uint64_t rule_from = limits.max_blocks == 0 ? 0 : limits.shared_bytes / limits.max_blocks;
+    const bool rule_holds = std::uint64_t(shared_bytes) + limits.reserved_per_block > rule_from;
     for (std::size_t i = 0; i != row_count; ++i) {  // not <: a count of 0 would warn (nvcc #186)
         const std::uint32_t s = rows[i].shared_bytes_per_block;
         if (s == shared_bytes) size = s;
@@ -145,10 +145,10 @@ GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_lau
         }
     }
     if (!default_measured) {
-        std::uint64_t l1 = 0;
+        std::uint64_t most_l1 = 0;
         for (std::uint32_t i = 0; i < out.count; ++i)
-            if (out.options[i].resident_blocks >= most && out.options[i].l1_bytes > l1) l1 = out.options[i].l1_bytes;
-        add({-1, most, l1 != 0 ? l1 : sm.least_l1_bytes, false});
+            if (out.options[i].resident_blocks >= most && out.options[i].l1_bytes > most_l1) most_l1 = out.options[i].l1_bytes;
+        add({-1, most, most_l1 != 0 ? most_l1 : limits.least_l1_bytes, false});
     }
     // The driver's default first, then the carveouts in increasing order.
     for (std::uint32_t i = 1; i < out.count; ++i)

@@ -208,6 +208,20 @@ GPU_TOPOLOGY_HD constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t 
 GPU_TOPOLOGY_HD constexpr double larger(double a, double b) { return a > b ? a : b; }
 }  // namespace detail
 
+// Blocks of these tiles an SM holds at an option: the option's (shared memory, threads, the block
+// limit) and what the registers allow (`registers` a thread's, 0: sgemm_registers()).
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_resident_blocks(const sgemm_tile& t, const carveout_option& o,
+                                                             const gemm_machine& m, std::uint32_t registers = 0) {
+    const std::uint32_t threads = t.threads();
+    if (threads == 0 || m.warp_size == 0) return 0;
+    const std::uint64_t warps = (threads + m.warp_size - 1) / m.warp_size;
+    const std::uint64_t unit = m.register_unit == 0 ? 1 : m.register_unit;
+    const std::uint64_t per_warp =
+        detail::ceil_div(std::uint64_t(registers != 0 ? registers : sgemm_registers(t, m)) * m.warp_size, unit) * unit;
+    const std::uint64_t by_registers = per_warp == 0 ? o.resident_blocks : m.registers_per_sm / (per_warp * warps);
+    return std::uint32_t(by_registers < o.resident_blocks ? by_registers : o.resident_blocks);
+}
+
 // The model's estimate of one configuration on an m x n x k product (beta != 0: C is read too);
 // `registers` a thread's registers if known (0: sgemm_registers()).
 GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c, const gemm_extent& e, bool reads_c,
@@ -217,10 +231,7 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     const std::uint32_t threads = t.threads();
     if (threads == 0 || m.sm_count == 0 || m.warp_size == 0 || !(m.sm_clock_hz > 0)) return out;
     const std::uint32_t warps = (threads + m.warp_size - 1) / m.warp_size;
-    const std::uint64_t unit = m.register_unit == 0 ? 1 : m.register_unit;
-    const std::uint64_t per_warp = detail::ceil_div(std::uint64_t(out.registers) * m.warp_size, unit) * unit;
-    const std::uint64_t by_registers = per_warp == 0 ? c.option.resident_blocks : m.registers_per_sm / (per_warp * warps);
-    out.resident_blocks = std::uint32_t(by_registers < c.option.resident_blocks ? by_registers : c.option.resident_blocks);
+    out.resident_blocks = sgemm_resident_blocks(t, c.option, m, out.registers);
     out.blocks = detail::ceil_div(e.m, t.block_m) * detail::ceil_div(e.n, t.block_n);
     if (out.resident_blocks == 0 || out.blocks == 0) {
         out.seconds = 1e30;  // it does not launch
@@ -296,7 +307,7 @@ GPU_TOPOLOGY_HD constexpr carveout_option sgemm_option(const sgemm_tile& t, cons
     std::uint32_t best_blocks = 0;
     for (std::uint32_t i = 0; i < options.count; ++i) {
         const carveout_option& o = options.options[i];
-        const std::uint32_t blocks = sgemm_estimate_of({t, o}, {1, 1, 1}, false, m, registers).resident_blocks;
+        const std::uint32_t blocks = sgemm_resident_blocks(t, o, m, registers);
         const bool ahead = i == 0 || blocks > best_blocks ||
                            (blocks == best_blocks &&
                             (o.l1_bytes > best.l1_bytes ||
