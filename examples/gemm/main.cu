@@ -487,6 +487,7 @@ int run_search(const std::vector<Product*>& products, const Kernels& k, Cublas& 
                 if (t.confirmed > 0) csv << t.confirmed;
                 csv << '\n';
             }
+        csv.flush();  // a search stopped later keeps this product
         const auto best_by = [&](double Timed::*field) -> const Timed& {
             const Timed* best = nullptr;
             for (const auto& t : timed)
@@ -514,6 +515,7 @@ int run_search(const std::vector<Product*>& products, const Kernels& k, Cublas& 
         if (kWithCublas)
             std::printf("  cublas  %7.2f TFLOP/s confirmed   confirmed chosen/cublas = %.3f\n", timed.back().confirmed,
                         c->confirmed / timed.back().confirmed);
+        std::fflush(stdout);
         any_wrong = any_wrong || wrong > 0;
     }
     return any_wrong ? 1 : 0;

@@ -501,6 +501,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
                 if (t.confirmed > 0) csv << t.confirmed;
                 csv << '\n';
             }
+        csv.flush();  // a search stopped later keeps this grid
         const Timed& best = s.best_by(&Timed::glups);
         const Timed& best_confirmed = s.best_by(&Timed::confirmed);
         const double chosen_rate = rate_of(chosen, &Timed::glups), chosen_confirmed = rate_of(chosen, &Timed::confirmed);
@@ -521,6 +522,7 @@ int run_search(const std::vector<Grid>& grids, int repeats, const std::string& c
                     describe(tuned.launch).c_str(), tuned.listed, tuned.wrong, tuned.seconds * 1e3,
                     rate_of(tuned.launch, &Timed::confirmed),
                     rate_of(tuned.launch, &Timed::confirmed) / best_confirmed.confirmed);
+        std::fflush(stdout);
         any_wrong = any_wrong || wrong > 0;
     }
     return any_wrong ? 1 : 0;
