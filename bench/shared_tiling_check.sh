@@ -17,11 +17,11 @@
 #   bench/shared_tiling_check.sh <card: h100 or h200>
 #
 # Each step runs under a time limit that shares what is left of BUDGET_S (150) fairly, keeping
-# GEMM_RESERVE_S (30) for the SGEMM search and 5 s for the summary: a slow or stuck step loses its
+# GEMM_RESERVE_S (20) for the SGEMM search and 5 s for the summary: a slow or stuck step loses its
 # own grids, never the others', and a skipped step is written down, not hidden. The stencil steps
 # flush their CSV after each grid, so a step cut short keeps the grids it finished.
 # Environment: STENCIL_SEED (20261201) STENCIL_GRIDS (8) GEMM_SEED (20261202) GEMM_SHAPES (8)
-# STENCIL_REPEATS (3) GEMM_REPEATS (3) BUDGET_S (150) GEMM_RESERVE_S (30); SHARED_TILING_PLAN=1 prints the
+# STENCIL_REPEATS (3) GEMM_REPEATS (3) BUDGET_S (150) GEMM_RESERVE_S (20); SHARED_TILING_PLAN=1 prints the
 # plan (grids, products, commands) and exits before building; STENCIL3D and GEMM name built programs
 # to use instead of building (the CPU test passes stand-ins).
 # Exit status: 0 when every step ran to the end and every result was right, 1 otherwise (the summary is
@@ -45,7 +45,7 @@ GEMM_SHAPES=${GEMM_SHAPES:-8}
 STENCIL_REPEATS=${STENCIL_REPEATS:-3}
 GEMM_REPEATS=${GEMM_REPEATS:-3}
 BUDGET_S=${BUDGET_S:-150}
-GEMM_RESERVE_S=${GEMM_RESERVE_S:-30}
+GEMM_RESERVE_S=${GEMM_RESERVE_S:-20}
 for setting in STENCIL_SEED STENCIL_GRIDS GEMM_SEED GEMM_SHAPES STENCIL_REPEATS GEMM_REPEATS BUDGET_S GEMM_RESERVE_S; do
   value=${!setting}
   [[ "$value" =~ ^[0-9]+$ ]] || { echo "bench/shared_tiling_check.sh: $setting must be a whole number, not '$value'" >&2; exit 2; }
@@ -124,6 +124,8 @@ for program in "$STENCIL3D" "$GEMM"; do
   fi
 done
 
+# Every kernel loaded when the program starts, not at its first launch, which a search would time.
+export CUDA_MODULE_LOADING=EAGER
 # One step under a time limit: $1 its name, $2 the seconds it may take at most, then the command.
 run_step() {
   local name=$1 limit=$2 t0 rc
