@@ -1,7 +1,7 @@
 # bench/shared_tiling_check.sh and bench/shared_tiling_summary.py on the CPU, with stand-ins for the
 # examples (fake_stencil3d.py, fake_gemm.py: the same arguments and CSV columns, known rates): the
 # arguments it refuses, its plan, a whole check and its summary, a search that fails, a budget spent.
-# About 2 s with a system python (each python3 start counts: a pyenv shim makes it 30 s).
+# About 4 s on two busy cores with a system python3 (it starts python3 about 25 times: through a pyenv shim, 40 s).
 #   cmake -DSOURCE_DIR=<repository> -DBASH=... -DWORK=... -P shared_tiling_check.cmake
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
