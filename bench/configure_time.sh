@@ -2,7 +2,7 @@
 # How long the configures of a consumer take (issue 19, section 2): each SCENARIO is one
 # configure, timed as a whole process, RUNS times after one untimed warm-up; prints the
 # median, minimum and maximum wall time and appends a row to RESULT (markdown: date, machine,
-# scenario, command, figures) for docs/measurements/.
+# scenario, command, figures) for the machine's table in docs/records/configure-time.md.
 #
 #   bench/configure_time.sh [--runs N] [--result FILE] [--work DIR] SCENARIO...
 #   bench/configure_time.sh --once SCENARIO      one configure, untimed: for an outside timer

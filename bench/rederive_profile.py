@@ -8,7 +8,7 @@ writes the replayed profile to OUT.json, keeping from LIVE.json only what a
 replay cannot know: the run's stage timings (`probe`) and what watched the GPU
 (`conditions.monitor`). Written in the probe's own JSON layout. Use it when an
 analysis change (not a measurement change: the replay would diverge) alters
-what a recorded run yields; say so in docs/measurements. The run must have been
+what a recorded run yields; say so in the card's record (docs/records/probe.md). The run must have been
 recorded without --quiet-reference (bench/record_card.sh records so): the
 replay runs without one, and a different busy decision would take another path.
 """

@@ -5,7 +5,7 @@
     bench/stencil_grids.py SEED [COUNT] [--narrow]      (COUNT 12 by default)
 
 A set is held out only if it was drawn after the model was last changed: pick a new seed then, and
-write the seed down with the results (docs/measurements/*-stencil.md). The draw covers what tiling
+write the seed down with the results (tests/data/stencil_searches.csv). The draw covers what tiling
 kernels meet: 8 to 48 million points (a search of 168 shapes stays near a minute), x from 40 to
 1200 points (narrower than one 64-wide tile up to many 128-wide ones), y : z from 1 : 6 to 6 : 1
 (thin and thick), every size at least 24. x is moved to the nearest prime one time in three and to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stencil chooser against every block shape, on this card (docs/measurements/*-stencil3d.md):
+# The stencil chooser against every block shape, on this card (docs/records/stencil.md):
 # configures examples/stencil3d (the probe measures this GPU and writes the header), checks the
 # chosen shape against the reference, then times all 168 shapes on the default grids and on
 # further ones (one not a power of two), and plots them. Packs its files into $OUT/stencil.tgz.

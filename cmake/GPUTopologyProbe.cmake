@@ -1,44 +1,56 @@
 # GPUTopology's helpers that also run in script mode (cmake -P), where the
 # GPU tests of gpu_topology_add_tests() build their probe when they run:
-#   _gpu_topology_gpus_here(<reason_var> <architectures_var>)
-#       why there is no GPU to probe ("" when there is one), and the CUDA
-#       architectures of the GPUs here ("" when nvidia-smi cannot say)
-#   _gpu_topology_build_probe(render|measure <out_var> [ARCHITECTURES a...])
+#   _gpu_topology_gpus_here(PREFIX p)
+#       p_NO_GPU: why there is no GPU to probe ("" when there is one); p_ARCHITECTURES:
+#       the CUDA architectures of the GPUs here ("" when nvidia-smi cannot say)
+#   _gpu_topology_build_probe(KIND render|measure RESULT r [ARCHITECTURES a...])
 #       the nested build of gpu-topology-probe: render only, or one that measures
-#   _gpu_topology_run(<run> <timeout> <rc_var> <log_var> COMMAND ...)
+#   _gpu_topology_run(RUN r TIMEOUT t PREFIX p COMMAND ...)
 #       a long step that stops when the configure stops (GPUTopologyRun.sh)
+# Outputs are named by the caller (RESULT, PREFIX) and set with return(PROPAGATE).
 # They read the global property GPU_TOPOLOGY_PACKAGE_DIR, GPU_TOPOLOGY_PROBE_EXECUTABLE,
 # CMAKE_BINARY_DIR (or GPU_TOPOLOGY_BUILD_ROOT) and the toolchain variables
 # (CMAKE_GENERATOR, CMAKE_CXX_COMPILER, CMAKE_CUDA_*, ...).
 include_guard(GLOBAL)
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.25)  # return(PROPAGATE), whoever includes this file
 
-# Sets <reason_var> to the reason there is no GPU to probe, or to "" when one is
-# there, and <architectures_var> to the CUDA architectures of the GPUs here
-# (90-real for a compute capability 9.0), or to "" when that is not known.
-function(_gpu_topology_gpus_here reason_var architectures_var)
-  set(${architectures_var} "" PARENT_SCOPE)
+# Why there is no GPU to probe, after PREFIX: _NO_GPU (the reason, or "" when one is
+# there) and _ARCHITECTURES (the CUDA architectures of the GPUs here, 90-real for a
+# compute capability 9.0, or "" when that is not known).
+function(_gpu_topology_gpus_here)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "")
+  set(no_gpu "")
+  set(architectures "")
   if(CMAKE_CROSSCOMPILING)
-    set(${reason_var} "cross-compiling: the target's GPU cannot be probed from this host" PARENT_SCOPE)
-    return()
-  endif()
-  if(DEFINED ENV{CUDA_VISIBLE_DEVICES})
-    string(STRIP "$ENV{CUDA_VISIBLE_DEVICES}" visible)
-    if(visible STREQUAL "" OR visible MATCHES "^(-1|none|NoDevFiles)$")
-      set(${reason_var} "CUDA_VISIBLE_DEVICES='$ENV{CUDA_VISIBLE_DEVICES}' hides every GPU" PARENT_SCOPE)
-      return()
-    endif()
-  endif()
-  if(GPU_TOPOLOGY_PROBE_EXECUTABLE)
+    set(no_gpu "cross-compiling: the target's GPU cannot be probed from this host")
+  elseif(DEFINED ENV{CUDA_VISIBLE_DEVICES} AND "$ENV{CUDA_VISIBLE_DEVICES}" MATCHES "^[ \t]*(-1|none|NoDevFiles)?[ \t]*$")
+    set(no_gpu "CUDA_VISIBLE_DEVICES='$ENV{CUDA_VISIBLE_DEVICES}' hides every GPU")
+  elseif(GPU_TOPOLOGY_PROBE_EXECUTABLE)
     execute_process(COMMAND "${GPU_TOPOLOGY_PROBE_EXECUTABLE}" identity RESULT_VARIABLE rc OUTPUT_QUIET
                     ERROR_VARIABLE why TIMEOUT 120)
     string(STRIP "${why}" why)
     if(rc EQUAL 77)
-      set(${reason_var} "${GPU_TOPOLOGY_PROBE_EXECUTABLE}: ${why}" PARENT_SCOPE)
-    else()
-      set(${reason_var} "" PARENT_SCOPE)
+      set(no_gpu "${GPU_TOPOLOGY_PROBE_EXECUTABLE}: ${why}")
     endif()
-    return()
+  else()
+    _gpu_topology_driver_gpus(RESULT architectures)
+    if(architectures STREQUAL "none")
+      set(no_gpu "no NVIDIA driver or GPU found (nvidia-smi, /proc/driver/nvidia, /dev/nvidiactl)")
+      set(architectures "")
+    endif()
   endif()
+  set(${ARG_PREFIX}_NO_GPU "${no_gpu}")
+  set(${ARG_PREFIX}_ARCHITECTURES "${architectures}")
+  return(PROPAGATE ${ARG_PREFIX}_NO_GPU ${ARG_PREFIX}_ARCHITECTURES)
+endfunction()
+
+# What the driver shows. RESULT: the CUDA architectures of its GPUs (machine code only:
+# a probe never runs as JIT-compiled PTX), "" when there are GPUs of unknown ones, or
+# "none" when there is no GPU or driver.
+function(_gpu_topology_driver_gpus)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
+  set(${ARG_RESULT} "")
   find_program(GPU_TOPOLOGY_NVIDIA_SMI nvidia-smi)
   if(NOT CMAKE_SCRIPT_MODE_FILE)
     mark_as_advanced(GPU_TOPOLOGY_NVIDIA_SMI)
@@ -49,155 +61,143 @@ function(_gpu_topology_gpus_here reason_var architectures_var)
                     RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET TIMEOUT 30)
     string(REGEX MATCHALL "[0-9]+\\.[0-9]+" capabilities "${listed}")
     if(rc EQUAL 0 AND capabilities)
-      set(architectures "")
-      foreach(capability IN LISTS capabilities)
-        string(REPLACE "." "" number "${capability}")
-        list(APPEND architectures "${number}-real")  # machine code only: a probe never runs as JIT-compiled PTX
-      endforeach()
-      list(REMOVE_DUPLICATES architectures)
-      set(${reason_var} "" PARENT_SCOPE)
-      set(${architectures_var} "${architectures}" PARENT_SCOPE)
-      return()
+      list(TRANSFORM capabilities REPLACE "\\." "")
+      list(TRANSFORM capabilities APPEND "-real")
+      list(REMOVE_DUPLICATES capabilities)
+      set(${ARG_RESULT} "${capabilities}")
+      return(PROPAGATE ${ARG_RESULT})
     endif()
     execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" -L RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET
                     TIMEOUT 30)
     if(rc EQUAL 0 AND listed MATCHES "GPU [0-9]+:")
-      set(${reason_var} "" PARENT_SCOPE)
-      return()
+      return(PROPAGATE ${ARG_RESULT})
     endif()
   endif()
   file(GLOB driver_gpus LIST_DIRECTORIES true "/proc/driver/nvidia/gpus/*")
-  if(driver_gpus OR EXISTS "/dev/nvidiactl")
-    set(${reason_var} "" PARENT_SCOPE)
-    return()
+  if(NOT driver_gpus AND NOT EXISTS "/dev/nvidiactl")
+    set(${ARG_RESULT} "none")
   endif()
-  set(${reason_var} "no NVIDIA driver or GPU found (nvidia-smi, /proc/driver/nvidia, /dev/nvidiactl)" PARENT_SCOPE)
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
 # The CUDA compiler to build a measuring probe with, looked for the way CMake
 # looks (CMAKE_CUDA_COMPILER, CUDACXX, nvcc on PATH or in CUDA_PATH), but at every
 # configure and without caching the answer: after "no CUDA compiler" the advice
-# to put nvcc on PATH works on the next configure. <out_var>: "" when there is
-# none, and <why_var> then says where it looked.
-function(_gpu_topology_cuda_compiler out_var why_var)
-  set(${out_var} "" PARENT_SCOPE)
+# to put nvcc on PATH works on the next configure. After PREFIX: _COMPILER ("" when
+# there is none) and _WHY (then, where it looked).
+function(_gpu_topology_cuda_compiler)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "")
+  set(compiler "")
+  set(why "")
   if(CMAKE_CUDA_COMPILER)  # the consumer's own (a cached NOTFOUND is false)
-    set(${out_var} "${CMAKE_CUDA_COMPILER}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT "$ENV{CUDACXX}" STREQUAL "")
+    set(compiler "${CMAKE_CUDA_COMPILER}")
+  elseif(NOT "$ENV{CUDACXX}" STREQUAL "")
     get_filename_component(compiler "$ENV{CUDACXX}" PROGRAM)
     if(NOT EXISTS "${compiler}")
-      set(${why_var} "the environment variable CUDACXX is '$ENV{CUDACXX}', and no such file exists" PARENT_SCOPE)
-      return()
+      set(compiler "")
+      set(why "the environment variable CUDACXX is '$ENV{CUDACXX}', and no such file exists")
     endif()
-    set(${out_var} "${compiler}" PARENT_SCOPE)
-    return()
-  endif()
-  set(hints "")
-  foreach(root "${CUDAToolkit_ROOT}" "$ENV{CUDAToolkit_ROOT}" "$ENV{CUDA_PATH}")
-    if(NOT root STREQUAL "")
-      list(APPEND hints "${root}/bin")
+  else()
+    set(hints "")
+    foreach(root "${CUDAToolkit_ROOT}" "$ENV{CUDAToolkit_ROOT}" "$ENV{CUDA_PATH}")
+      if(NOT root STREQUAL "")
+        list(APPEND hints "${root}/bin")
+      endif()
+    endforeach()
+    find_program(found nvcc HINTS ${hints} NO_CACHE)
+    if(found)
+      set(compiler "${found}")
+    else()
+      set(why "no CUDA compiler was found (CMAKE_CUDA_COMPILER, CUDACXX, nvcc on PATH or in CUDAToolkit_ROOT or CUDA_PATH)")
     endif()
-  endforeach()
-  find_program(compiler nvcc HINTS ${hints} NO_CACHE)
-  if(NOT compiler)
-    set(${why_var} "no CUDA compiler was found (CMAKE_CUDA_COMPILER, CUDACXX, nvcc on PATH or in CUDAToolkit_ROOT or "
-                   "CUDA_PATH)" PARENT_SCOPE)
-    return()
   endif()
-  set(${out_var} "${compiler}" PARENT_SCOPE)
+  set(${ARG_PREFIX}_COMPILER "${compiler}")
+  set(${ARG_PREFIX}_WHY "${why}")
+  return(PROPAGATE ${ARG_PREFIX}_COMPILER ${ARG_PREFIX}_WHY)
 endfunction()
 
-# The consumer's build tree (in script mode the GPU tests pass it as GPU_TOPOLOGY_BUILD_ROOT).
-function(_gpu_topology_state_dir out_var)
+# The consumer's build tree (in script mode the GPU tests pass it as GPU_TOPOLOGY_BUILD_ROOT). RESULT: its _gpu_topology/.
+function(_gpu_topology_state_dir)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
   set(root "${CMAKE_BINARY_DIR}")
   if(GPU_TOPOLOGY_BUILD_ROOT)
     set(root "${GPU_TOPOLOGY_BUILD_ROOT}")
   endif()
-  set(${out_var} "${root}/_gpu_topology" PARENT_SCOPE)
+  set(${ARG_RESULT} "${root}/_gpu_topology")
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# Microseconds since the epoch, for the times the configure reports.
-function(_gpu_topology_now out_var)
-  string(TIMESTAMP now "%s%f")
-  set(${out_var} "${now}" PARENT_SCOPE)
+# RESULT: microseconds since the epoch, for the times the configure reports.
+function(_gpu_topology_now)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
+  string(TIMESTAMP ${ARG_RESULT} "%s%f")
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# "<seconds> s" since `start` (from _gpu_topology_now), one decimal.
-function(_gpu_topology_seconds_since start out_var)
-  _gpu_topology_now(now)
-  math(EXPR tenths "(${now} - ${start} + 50000) / 100000")
+# RESULT: "<seconds> s" since START (from _gpu_topology_now), one decimal.
+function(_gpu_topology_seconds_since)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "START;RESULT" "")
+  _gpu_topology_now(RESULT now)
+  math(EXPR tenths "(${now} - ${ARG_START} + 50000) / 100000")
   math(EXPR whole "${tenths} / 10")
   math(EXPR tenth "${tenths} % 10")
-  set(${out_var} "${whole}.${tenth} s" PARENT_SCOPE)
+  set(${ARG_RESULT} "${whole}.${tenth} s")
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# Whether this configure shows what its steps print (cmake --log-level=VERBOSE or more).
-function(_gpu_topology_verbose out_var)
+# RESULT: whether this configure shows what its steps print (cmake --log-level=VERBOSE or more).
+function(_gpu_topology_verbose)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
   cmake_language(GET_MESSAGE_LOG_LEVEL level)
+  set(${ARG_RESULT} FALSE)
   if(level MATCHES "^(VERBOSE|DEBUG|TRACE)$")
-    set(${out_var} TRUE PARENT_SCOPE)
-  else()
-    set(${out_var} FALSE PARENT_SCOPE)
+    set(${ARG_RESULT} TRUE)
   endif()
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# Runs `COMMAND ...` as a step that stops when this configure stops, for at most
-# `timeout` seconds; its output (stdout and stderr) goes to <run>.log and into
-# <log_var>, shown line by line as it comes with --log-level=VERBOSE. <rc_var>:
-# its exit status, or "timeout". A step that a stopped configure left running
-# in the same place is waited for first, so two never run in one build directory.
-function(_gpu_topology_run run timeout rc_var log_var)
-  cmake_parse_arguments(PARSE_ARGV 4 ARG "" "" "COMMAND")
-  _gpu_topology_verbose(verbose)
-  if(NOT CMAKE_HOST_UNIX)  # no sh: a plain child process (a stopped configure may leave it running)
-    execute_process(COMMAND ${ARG_COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log
-                    TIMEOUT ${timeout})
-    if(verbose)
-      message(VERBOSE "${log}")
-    endif()
-    if(rc MATCHES "timeout")
-      set(rc timeout)
-    endif()
-    set(${rc_var} "${rc}" PARENT_SCOPE)
-    set(${log_var} "${log}" PARENT_SCOPE)
-    return()
-  endif()
-  # Waits up to a second for `file` to appear, looking every 50 ms (a sleep that
-  # knows no fractions sleeps a whole second instead of spinning).
-  set(wait_for [=[i=0; while [ ! -e "$1" ] && [ $i -lt 20 ]; do sleep 0.05 2>/dev/null || sleep 1; i=$((i+1)); done]=])
-  # A step of this run that a stopped configure left running: its waiting shell is
-  # alive and names the run (not a later process that got the same id).
+# Waits (up to TIMEOUT seconds) for a step of RUN that a stopped configure left running:
+# its waiting shell is alive and names the run (not a later process that got the same id).
+function(_gpu_topology_wait_for_left_running)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RUN;TIMEOUT" "")
   set(running [=[kill -0 "$1" 2>/dev/null && ps -o args= -p "$1" 2>/dev/null | grep -F -q -e "$2"]=])
   set(waited 0)
-  while(EXISTS "${run}.pid" AND waited LESS timeout)
-    file(READ "${run}.pid" left_running)
+  while(EXISTS "${ARG_RUN}.pid" AND waited LESS ARG_TIMEOUT)
+    file(READ "${ARG_RUN}.pid" left_running)
     string(STRIP "${left_running}" left_running)
-    execute_process(COMMAND sh -c "${running}" sh "${left_running}" "${run}" RESULT_VARIABLE alive)
+    execute_process(COMMAND sh -c "${running}" sh "${left_running}" "${ARG_RUN}" RESULT_VARIABLE alive)
     if(NOT alive EQUAL 0)
       break()
     elseif(waited EQUAL 0)
-      message(STATUS "GPUTopology: waiting for ${run}, left running by a stopped configure, to stop")
+      message(STATUS "GPUTopology: waiting for ${ARG_RUN}, left running by a stopped configure, to stop")
     endif()
-    execute_process(COMMAND sh -c "${wait_for}" sh "${run}.status")
+    _gpu_topology_wait_for_status(RUN "${ARG_RUN}")
     math(EXPR waited "${waited} + 1")
   endwhile()
-  execute_process(COMMAND sh "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GPUTopologyRun.sh" "${run}" "${timeout}" ${ARG_COMMAND}
-                  RESULT_VARIABLE started)
-  if(NOT started EQUAL 0)
-    message(FATAL_ERROR "GPUTopology: could not start ${ARG_COMMAND} (${started})")
-  endif()
+endfunction()
+
+# Waits up to a second for RUN.status to appear, looking every 50 ms (a sleep that
+# knows no fractions sleeps a whole second instead of spinning).
+function(_gpu_topology_wait_for_status)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RUN" "")
+  set(wait_for [=[i=0; while [ ! -e "$1" ] && [ $i -lt 20 ]; do sleep 0.05 2>/dev/null || sleep 1; i=$((i+1)); done]=])
+  execute_process(COMMAND sh -c "${wait_for}" sh "${ARG_RUN}.status")
+endfunction()
+
+# Follows a started step of RUN to its end, showing its output (RUN.log) line by line as it
+# comes when VERBOSE; the status line of a step of it needs one "-- ", not two.
+function(_gpu_topology_follow)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RUN;VERBOSE" "")
   set(shown 0)
-  while(TRUE)
-    set(finished FALSE)
-    if(EXISTS "${run}.status")
+  set(finished FALSE)
+  while(NOT finished)
+    if(EXISTS "${ARG_RUN}.status")
       set(finished TRUE)  # what the step printed last is shown below, before leaving
     else()
-      execute_process(COMMAND sh -c "${wait_for}" sh "${run}.status")
+      _gpu_topology_wait_for_status(RUN "${ARG_RUN}")
     endif()
-    if(verbose AND EXISTS "${run}.log")
-      file(READ "${run}.log" fresh OFFSET ${shown})
+    if(ARG_VERBOSE AND EXISTS "${ARG_RUN}.log")
+      file(READ "${ARG_RUN}.log" fresh OFFSET ${shown})
       if(NOT finished)
         string(FIND "${fresh}" "\n" last_newline REVERSE)  # whole lines only while it runs
         math(EXPR last_newline "${last_newline} + 1")
@@ -206,59 +206,90 @@ function(_gpu_topology_run run timeout rc_var log_var)
       string(LENGTH "${fresh}" length)
       math(EXPR shown "${shown} + ${length}")
       string(STRIP "${fresh}" fresh)
-      string(REGEX REPLACE "(^|\n)-- " "\\1" fresh "${fresh}")  # a status line of the step: one "-- " is enough
+      string(REGEX REPLACE "(^|\n)-- " "\\1" fresh "${fresh}")
       if(NOT fresh STREQUAL "")
         message(VERBOSE "${fresh}")
       endif()
     endif()
-    if(finished)
-      break()
-    endif()
   endwhile()
-  file(READ "${run}.status" rc)
-  string(STRIP "${rc}" rc)
-  if(EXISTS "${run}.timeout")
+endfunction()
+
+# Runs `COMMAND ...` as a step that stops when this configure stops, for at most TIMEOUT
+# seconds; its output (stdout and stderr) goes to RUN.log, shown line by line as it comes
+# with --log-level=VERBOSE. After PREFIX: _RC, its exit status or "timeout", and _LOG, its
+# output. A step that a stopped configure left running in the same place is waited for
+# first, so two never run in one build directory.
+function(_gpu_topology_run)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RUN;TIMEOUT;PREFIX" "COMMAND")
+  _gpu_topology_verbose(RESULT verbose)
+  if(NOT CMAKE_HOST_UNIX)  # no sh: a plain child process (a stopped configure may leave it running)
+    execute_process(COMMAND ${ARG_COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log
+                    TIMEOUT ${ARG_TIMEOUT})
+    if(verbose)
+      message(VERBOSE "${log}")
+    endif()
+  else()
+    _gpu_topology_wait_for_left_running(RUN "${ARG_RUN}" TIMEOUT ${ARG_TIMEOUT})
+    execute_process(COMMAND sh "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GPUTopologyRun.sh" "${ARG_RUN}" "${ARG_TIMEOUT}"
+                            ${ARG_COMMAND}
+                    RESULT_VARIABLE started)
+    if(NOT started EQUAL 0)
+      message(FATAL_ERROR "GPUTopology: could not start ${ARG_COMMAND} (${started})")
+    endif()
+    _gpu_topology_follow(RUN "${ARG_RUN}" VERBOSE ${verbose})
+    file(READ "${ARG_RUN}.status" rc)
+    string(STRIP "${rc}" rc)
+    if(EXISTS "${ARG_RUN}.timeout")
+      set(rc timeout)
+    endif()
+    set(log "")
+    if(EXISTS "${ARG_RUN}.log")
+      file(READ "${ARG_RUN}.log" log)
+    endif()
+  endif()
+  if(rc MATCHES "timeout")
     set(rc timeout)
   endif()
-  set(log "")
-  if(EXISTS "${run}.log")
-    file(READ "${run}.log" log)
-  endif()
-  set(${rc_var} "${rc}" PARENT_SCOPE)
-  set(${log_var} "${log}" PARENT_SCOPE)
+  set(${ARG_PREFIX}_RC "${rc}")
+  set(${ARG_PREFIX}_LOG "${log}")
+  return(PROPAGATE ${ARG_PREFIX}_RC ${ARG_PREFIX}_LOG)
 endfunction()
 
-# The probe that the nested build in `build_dir` made, or "".
-function(_gpu_topology_built_probe build_dir out_var)
-  set(${out_var} "" PARENT_SCOPE)
-  foreach(candidate "${build_dir}/gpu-topology-probe" "${build_dir}/Release/gpu-topology-probe"
-                    "${build_dir}/gpu-topology-probe.exe" "${build_dir}/Release/gpu-topology-probe.exe")
-    if(EXISTS "${candidate}")
-      set(${out_var} "${candidate}" PARENT_SCOPE)
-      return()
+# RESULT: the probe that the nested build in BUILD_DIR made, or "".
+function(_gpu_topology_built_probe)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "")
+  set(${ARG_RESULT} "")
+  foreach(candidate gpu-topology-probe Release/gpu-topology-probe gpu-topology-probe.exe
+                    Release/gpu-topology-probe.exe)
+    if(EXISTS "${ARG_BUILD_DIR}/${candidate}")
+      set(${ARG_RESULT} "${ARG_BUILD_DIR}/${candidate}")
+      break()
     endif()
   endforeach()
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# The CUDA host compiler the probe's build in `build_dir` was configured with, as a real path ("" when none).
-function(_gpu_topology_nested_host_compiler build_dir out_var)
-  set(${out_var} "" PARENT_SCOPE)
-  if(EXISTS "${build_dir}/CMakeCache.txt")
-    file(STRINGS "${build_dir}/CMakeCache.txt" line REGEX "^CMAKE_CUDA_HOST_COMPILER:[A-Z]+=.+$" LIMIT_COUNT 1)
+# RESULT: the CUDA host compiler the probe's build in BUILD_DIR was configured with, as a real path ("" when none).
+function(_gpu_topology_nested_host_compiler)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "")
+  set(${ARG_RESULT} "")
+  if(EXISTS "${ARG_BUILD_DIR}/CMakeCache.txt")
+    file(STRINGS "${ARG_BUILD_DIR}/CMakeCache.txt" line REGEX "^CMAKE_CUDA_HOST_COMPILER:[A-Z]+=.+$" LIMIT_COUNT 1)
     if(line)
       string(REGEX REPLACE "^[^=]*=" "" host "${line}")
-      file(REAL_PATH "${host}" host)
-      set(${out_var} "${host}" PARENT_SCOPE)
+      file(REAL_PATH "${host}" ${ARG_RESULT})
     endif()
   endif()
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# The stamp of a nested configure: its arguments with the compilers as real paths, and
-# the CUDA host compiler the consumer names or, when it names none, `configured_host`.
-function(_gpu_topology_probe_stamp arguments configured_host out_var)
+# RESULT: the stamp of a nested configure: its ARGUMENTS with the compilers as real paths,
+# and the CUDA host compiler the consumer names or, when it names none, CONFIGURED_HOST.
+function(_gpu_topology_probe_stamp)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CONFIGURED_HOST;RESULT" "ARGUMENTS")
   set(stamped "")
-  set(host "${configured_host}")
-  foreach(argument IN LISTS arguments)
+  set(host "${ARG_CONFIGURED_HOST}")
+  foreach(argument IN LISTS ARG_ARGUMENTS)
     if(argument MATCHES "^-DCMAKE_CUDA_HOST_COMPILER=(.+)$")
       file(REAL_PATH "${CMAKE_MATCH_1}" host)
       continue()
@@ -268,170 +299,219 @@ function(_gpu_topology_probe_stamp arguments configured_host out_var)
     endif()
     list(APPEND stamped "${argument}")
   endforeach()
-  string(SHA256 stamp "${stamped};host=${host}")
-  set(${out_var} "${stamp}" PARENT_SCOPE)
+  string(SHA256 ${ARG_RESULT} "${stamped};host=${host}")
+  return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# Builds the probe in a nested build (the package's probe/ project), once per
-# build tree and kind, and again only when its sources or its configuration change:
+# How a measuring probe is configured, after PREFIX: _ARGUMENTS (the consumer's CUDA
+# compiler and root, and the CUDA ARCHITECTURES of the GPUs here, `native` when they are
+# not known, with GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES; never the consumer's own
+# CMAKE_CUDA_ARCHITECTURES, which are for its kernels) and _SHOWN (for messages).
+function(_gpu_topology_measuring_probe_settings)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "ARCHITECTURES")
+  _gpu_topology_cuda_compiler(PREFIX cuda)
+  if(cuda_COMPILER STREQUAL "")
+    message(FATAL_ERROR "GPUTopology: a GPU is present, but the probe cannot be built to measure it: ${cuda_WHY}. Put "
+                        "nvcc on PATH, set CUDACXX or CMAKE_CUDA_COMPILER, or choose a stored profile with "
+                        "GPU_TOPOLOGY_PROFILE; the next configure looks again.")
+  endif()
+  set(architectures ${ARG_ARCHITECTURES})
+  if(NOT architectures)
+    set(architectures native)
+  endif()
+  foreach(extra IN LISTS GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES)
+    if(NOT extra MATCHES "^[0-9]+[a-z]?(-real|-virtual)?$")
+      message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES has '${extra}'; use architectures "
+                          "such as 80 or 90-real (the GPUs here are always built for)")
+    endif()
+    list(APPEND architectures "${extra}")
+  endforeach()
+  list(REMOVE_DUPLICATES architectures)
+  string(REPLACE ";" "\\;" listed "${architectures}")  # one argument of the nested configure, a list
+  set(arguments -DGPU_TOPOLOGY_PROBE_RENDER_ONLY=OFF -DGPU_TOPOLOGY_PROBE_CUDA=ON
+                "-DCMAKE_CUDA_COMPILER=${cuda_COMPILER}" "-DCMAKE_CUDA_ARCHITECTURES=${listed}"
+                -DCMAKE_BUILD_TYPE=Release)
+  foreach(variable CMAKE_CUDA_HOST_COMPILER CUDAToolkit_ROOT)
+    if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
+      list(APPEND arguments "-D${variable}=${${variable}}")
+    endif()
+  endforeach()
+  if(NOT DEFINED CUDAToolkit_ROOT AND DEFINED ENV{CUDAToolkit_ROOT})
+    list(APPEND arguments "-DCUDAToolkit_ROOT=$ENV{CUDAToolkit_ROOT}")
+  endif()
+  string(REPLACE ";" ", " ${ARG_PREFIX}_SHOWN "measuring, ${architectures}")
+  set(${ARG_PREFIX}_ARGUMENTS "${arguments}")
+  return(PROPAGATE ${ARG_PREFIX}_ARGUMENTS ${ARG_PREFIX}_SHOWN)
+endfunction()
+
+# How the probe of KIND is configured, after PREFIX: _ARGUMENTS (for cmake -S -B),
+# _ENVIRONMENT (a `cmake -E env` prefix, or nothing) and _SHOWN (for messages):
 #   render   only what rendering a profile needs, with a host C++ compiler
 #            (a host one when cross-compiling: GPU_TOPOLOGY_HOST_CXX_COMPILER, or the
 #            default one), unoptimised: it renders in milliseconds and builds in half the time
-#   measure  the whole probe, for the CUDA ARCHITECTURES of the GPUs here (machine
-#            code for them, or `native` when they are not known) and
-#            GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES, with the consumer's CUDA compiler,
-#            CUDA root, host and C++ compilers; never the consumer's own
-#            CMAKE_CUDA_ARCHITECTURES, which are for its kernels
-# The generator is the consumer's. An interrupted configure of it is started afresh.
-function(_gpu_topology_build_probe kind out_var)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "ARCHITECTURES")
-  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
-  if(NOT EXISTS "${package_dir}/probe/CMakeLists.txt")
-    if(kind STREQUAL "measure")
-      message(FATAL_ERROR "GPUTopology: a GPU is present, but this installation of GPUTopology has no probe that "
-                          "measures (it was built without the CUDA toolkit). Reinstall it from a build configured "
-                          "with CUDA, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
-    endif()
-    message(FATAL_ERROR "GPUTopology: this installation of GPUTopology has no probe to render the profile with")
-  endif()
-
-  set(configure_args -G "${CMAKE_GENERATOR}")
+#   measure  the whole probe (_gpu_topology_measuring_probe_settings), with the
+#            consumer's host and C++ compilers
+# The generator is the consumer's.
+function(_gpu_topology_probe_settings)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "KIND;PREFIX" "ARCHITECTURES")
+  set(arguments -G "${CMAKE_GENERATOR}")
   set(environment "")
-  if(kind STREQUAL "render")
-    list(APPEND configure_args -DGPU_TOPOLOGY_PROBE_RENDER_ONLY=ON -DCMAKE_BUILD_TYPE=)
+  if(ARG_KIND STREQUAL "render")
+    list(APPEND arguments -DGPU_TOPOLOGY_PROBE_RENDER_ONLY=ON -DCMAKE_BUILD_TYPE=)
     set(shown "render only")
-  elseif(kind STREQUAL "measure")
-    _gpu_topology_cuda_compiler(cuda_compiler why)
-    if(cuda_compiler STREQUAL "")
-      message(FATAL_ERROR "GPUTopology: a GPU is present, but the probe cannot be built to measure it: ${why}. Put "
-                          "nvcc on PATH, set CUDACXX or CMAKE_CUDA_COMPILER, or choose a stored profile with "
-                          "GPU_TOPOLOGY_PROFILE; the next configure looks again.")
-    endif()
-    set(architectures ${ARG_ARCHITECTURES})
-    if(NOT architectures)
-      set(architectures native)
-    endif()
-    foreach(extra IN LISTS GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES)
-      if(NOT extra MATCHES "^[0-9]+[a-z]?(-real|-virtual)?$")
-        message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES has '${extra}'; use architectures "
-                            "such as 80 or 90-real (the GPUs here are always built for)")
-      endif()
-      list(APPEND architectures "${extra}")
-    endforeach()
-    list(REMOVE_DUPLICATES architectures)
-    list(APPEND configure_args -DGPU_TOPOLOGY_PROBE_RENDER_ONLY=OFF -DGPU_TOPOLOGY_PROBE_CUDA=ON
-         "-DCMAKE_CUDA_COMPILER=${cuda_compiler}" "-DCMAKE_CUDA_ARCHITECTURES=${architectures}"
-         -DCMAKE_BUILD_TYPE=Release)
-    foreach(variable CMAKE_CUDA_HOST_COMPILER CUDAToolkit_ROOT)
-      if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
-        list(APPEND configure_args "-D${variable}=${${variable}}")
-      endif()
-    endforeach()
-    if(NOT DEFINED CUDAToolkit_ROOT AND DEFINED ENV{CUDAToolkit_ROOT})
-      list(APPEND configure_args "-DCUDAToolkit_ROOT=$ENV{CUDAToolkit_ROOT}")
-    endif()
-    string(REPLACE ";" ", " shown "measuring, ${architectures}")
   else()
-    message(FATAL_ERROR "_gpu_topology_build_probe: kind '${kind}' is not render or measure")
+    _gpu_topology_measuring_probe_settings(PREFIX measuring ARCHITECTURES ${ARG_ARCHITECTURES})
+    list(APPEND arguments "${measuring_ARGUMENTS}")  # quoted: its CUDA architectures are one argument
+    set(shown "${measuring_SHOWN}")
   endif()
   if(CMAKE_CROSSCOMPILING)
     # The probe runs here, on the host: never the target's compiler, toolchain or platform.
     if(GPU_TOPOLOGY_HOST_CXX_COMPILER)
-      list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${GPU_TOPOLOGY_HOST_CXX_COMPILER}")
+      list(APPEND arguments "-DCMAKE_CXX_COMPILER=${GPU_TOPOLOGY_HOST_CXX_COMPILER}")
     endif()
     set(environment "${CMAKE_COMMAND}" -E env --unset=CXX --unset=CXXFLAGS --unset=LDFLAGS
                     --unset=CMAKE_TOOLCHAIN_FILE --unset=CMAKE_GENERATOR_PLATFORM --unset=CMAKE_GENERATOR_TOOLSET)
   else()
     if(CMAKE_CXX_COMPILER)
-      list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
+      list(APPEND arguments "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
     endif()
     if(CMAKE_GENERATOR_PLATFORM)
-      list(APPEND configure_args -A "${CMAKE_GENERATOR_PLATFORM}")
+      list(APPEND arguments -A "${CMAKE_GENERATOR_PLATFORM}")
     endif()
     if(CMAKE_GENERATOR_TOOLSET)
-      list(APPEND configure_args -T "${CMAKE_GENERATOR_TOOLSET}")
+      list(APPEND arguments -T "${CMAKE_GENERATOR_TOOLSET}")
     endif()
   endif()
   if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles" AND CMAKE_MAKE_PROGRAM)
-    list(APPEND configure_args "-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")
+    list(APPEND arguments "-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")
   endif()
+  set(${ARG_PREFIX}_ARGUMENTS "${arguments}")
+  set(${ARG_PREFIX}_ENVIRONMENT "${environment}")
+  set(${ARG_PREFIX}_SHOWN "${shown}")
+  return(PROPAGATE ${ARG_PREFIX}_ARGUMENTS ${ARG_PREFIX}_ENVIRONMENT ${ARG_PREFIX}_SHOWN)
+endfunction()
 
-  _gpu_topology_state_dir(state)
-  set(build_dir "${state}/probe-${kind}")
+# RESULT: the stamp the nested configure in BUILD_DIR has when it was configured with
+# ARGUMENTS (with its environment) from this package. Compilers count by the file they
+# are. The CUDA host compiler counts as the probe's configure found it when the consumer
+# names none: a consumer whose own enable_language(CUDA) comes after gpu_topology_generate
+# (this project's top level) has CMake 4 cache the same host compiler from its second
+# configure on, which is no change (seen on an H100: the README's second configure
+# rebuilt the probe for it).
+function(_gpu_topology_probe_wanted_stamp)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "ARGUMENTS")
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  _gpu_topology_nested_host_compiler(BUILD_DIR "${ARG_BUILD_DIR}" RESULT configured_host)
+  _gpu_topology_probe_stamp(ARGUMENTS ${ARG_ARGUMENTS} "${package_dir}" CONFIGURED_HOST "${configured_host}"
+                            RESULT ${ARG_RESULT})
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# Configures the probe of KIND in BUILD_DIR afresh (cmake -S <package>/probe) with
+# ARGUMENTS under ENVIRONMENT, and writes its stamp once the configure is complete: a
+# build dir without one (an interrupted configure) or with another is configured again.
+function(_gpu_topology_probe_configure)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;KIND" "ARGUMENTS;ENVIRONMENT")
+  if(EXISTS "${ARG_BUILD_DIR}")
+    message(VERBOSE "GPUTopology: the probe's build directory ${ARG_BUILD_DIR} is incomplete or outdated; "
+                    "configuring it afresh")
+    file(REMOVE_RECURSE "${ARG_BUILD_DIR}")
+  endif()
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  _gpu_topology_state_dir(RESULT state)
+  _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-configure" TIMEOUT 900 PREFIX step
+                    COMMAND ${ARG_ENVIRONMENT} "${CMAKE_COMMAND}" -S "${package_dir}/probe" -B "${ARG_BUILD_DIR}"
+                            ${ARG_ARGUMENTS})
+  if(NOT step_RC EQUAL 0)
+    message(CHECK_FAIL "failed")
+    message(FATAL_ERROR "GPUTopology: configuring the probe in ${ARG_BUILD_DIR} failed (${step_RC}):\n${step_LOG}")
+  endif()
+  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${ARG_BUILD_DIR}" ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
+                                   RESULT stamp)
+  file(WRITE "${ARG_BUILD_DIR}/gpu-topology-configured.stamp" "${stamp}")
+endfunction()
+
+# Builds the probe of KIND (render or measure: _gpu_topology_probe_settings) in a nested
+# build (the package's probe/ project), once per build tree and kind, and again only when
+# its sources or its configuration change. A configure that builds it says so, with the
+# time; one that finds it built (a re-configure) says nothing unless its sources changed
+# and it was built again. RESULT: the probe.
+function(_gpu_topology_build_probe)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "KIND;RESULT" "ARCHITECTURES")
+  get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  if(NOT EXISTS "${package_dir}/probe/CMakeLists.txt" AND ARG_KIND STREQUAL "measure")
+    message(FATAL_ERROR "GPUTopology: a GPU is present, but this installation of GPUTopology has no probe that "
+                        "measures (it was built without the CUDA toolkit). Reinstall it from a build configured "
+                        "with CUDA, or choose a stored profile with GPU_TOPOLOGY_PROFILE.")
+  elseif(NOT EXISTS "${package_dir}/probe/CMakeLists.txt")
+    message(FATAL_ERROR "GPUTopology: this installation of GPUTopology has no probe to render the profile with")
+  endif()
+  _gpu_topology_probe_settings(KIND ${ARG_KIND} PREFIX nested ARCHITECTURES ${ARG_ARCHITECTURES})
+  _gpu_topology_state_dir(RESULT state)
+  set(build_dir "${state}/probe-${ARG_KIND}")
   # One configure of this build tree at a time builds a kind of probe.
   file(MAKE_DIRECTORY "${state}")
-  file(LOCK "${state}/probe-${kind}.lock" GUARD FUNCTION TIMEOUT 900 RESULT_VARIABLE locked)
+  file(LOCK "${state}/probe-${ARG_KIND}.lock" GUARD FUNCTION TIMEOUT 900 RESULT_VARIABLE locked)
   if(NOT locked EQUAL 0)
-    message(FATAL_ERROR "GPUTopology: could not lock ${state}/probe-${kind}.lock: ${locked}")
+    message(FATAL_ERROR "GPUTopology: could not lock ${state}/probe-${ARG_KIND}.lock: ${locked}")
   endif()
-  # A configure that builds the probe says so, with the time; one that finds it built
-  # (a re-configure) says nothing unless its sources changed and it was built again.
-  _gpu_topology_now(start)
-  _gpu_topology_built_probe("${build_dir}" before)
+  _gpu_topology_now(RESULT start)
+  _gpu_topology_built_probe(BUILD_DIR "${build_dir}" RESULT before)
   set(before_time "")
   if(before)
     file(TIMESTAMP "${before}" before_time "%s")
   endif()
-  # The stamp is written after a complete configure; a build dir without it (an
-  # interrupted configure) or with other arguments is removed and made again.
-  # Compilers count by the file they are. The CUDA host compiler counts as the
-  # probe's configure found it when the consumer names none: a consumer whose own
-  # enable_language(CUDA) comes after gpu_topology_generate (this project's top
-  # level) has CMake 4 cache the same host compiler from its second configure on,
-  # which is no change (seen on an H100: the README's second configure rebuilt the
-  # probe for it).
-  _gpu_topology_nested_host_compiler("${build_dir}" configured_host)
-  _gpu_topology_probe_stamp("${environment};${configure_args};${package_dir}" "${configured_host}" wanted)
-  set(stamp "${build_dir}/gpu-topology-configured.stamp")
+  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${build_dir}" ARGUMENTS ${nested_ENVIRONMENT} ${nested_ARGUMENTS}
+                                   RESULT wanted)
   set(have "")
-  if(EXISTS "${stamp}")
-    file(READ "${stamp}" have)
+  if(EXISTS "${build_dir}/gpu-topology-configured.stamp")
+    file(READ "${build_dir}/gpu-topology-configured.stamp" have)
   endif()
   set(announced FALSE)
   if(NOT have STREQUAL wanted OR NOT before)
-    message(CHECK_START "GPUTopology: building the probe (${shown})")
+    message(CHECK_START "GPUTopology: building the probe (${nested_SHOWN})")
     set(announced TRUE)
   endif()
   if(NOT have STREQUAL wanted)
-    if(EXISTS "${build_dir}")
-      message(VERBOSE "GPUTopology: the probe's build directory ${build_dir} is incomplete or outdated; "
-                      "configuring it afresh")
-      file(REMOVE_RECURSE "${build_dir}")
-    endif()
-    _gpu_topology_run("${state}/probe-${kind}-configure" 900 rc log
-                      COMMAND ${environment} "${CMAKE_COMMAND}" -S "${package_dir}/probe"
-                              -B "${build_dir}" ${configure_args})
-    if(NOT rc EQUAL 0)
-      message(CHECK_FAIL "failed")
-      message(FATAL_ERROR "GPUTopology: configuring the probe in ${build_dir} failed (${rc}):\n${log}")
-    endif()
-    _gpu_topology_nested_host_compiler("${build_dir}" configured_host)
-    _gpu_topology_probe_stamp("${environment};${configure_args};${package_dir}" "${configured_host}" wanted)
-    file(WRITE "${stamp}" "${wanted}")
+    _gpu_topology_probe_configure(BUILD_DIR "${build_dir}" KIND ${ARG_KIND} ARGUMENTS ${nested_ARGUMENTS}
+                                  ENVIRONMENT ${nested_ENVIRONMENT})
   endif()
   cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-  _gpu_topology_run("${state}/probe-${kind}-build" 1800 rc log
+  _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-build" TIMEOUT 1800 PREFIX step
                     COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --target gpu-topology-probe --config Release
                             --parallel ${cores})
-  _gpu_topology_built_probe("${build_dir}" probe)
-  if(NOT rc EQUAL 0 OR NOT probe)
-    if(NOT announced)
-      message(CHECK_START "GPUTopology: building the probe (${shown}) again")
+  _gpu_topology_built_probe(BUILD_DIR "${build_dir}" RESULT probe)
+  _gpu_topology_probe_built_report(PROBE "${probe}" RC "${step_RC}" LOG "${step_LOG}" SHOWN "${nested_SHOWN}"
+                                   BUILD_DIR "${build_dir}" ANNOUNCED ${announced} BEFORE_TIME "${before_time}"
+                                   START ${start})
+  set(${ARG_RESULT} "${probe}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# What a build of the probe says at its end: a failure (RC, LOG) stops the configure; a
+# build that was ANNOUNCED is done, with its time since START; one that was not says so
+# only when it built the probe again (the file's time is not BEFORE_TIME).
+function(_gpu_topology_probe_built_report)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PROBE;RC;LOG;SHOWN;BUILD_DIR;ANNOUNCED;BEFORE_TIME;START" "")
+  if(NOT ARG_RC EQUAL 0 OR NOT ARG_PROBE)
+    if(NOT ARG_ANNOUNCED)
+      message(CHECK_START "GPUTopology: building the probe (${ARG_SHOWN}) again")
     endif()
-    if(rc EQUAL 0)
-      set(log "the build succeeded, but no gpu-topology-probe was found in ${build_dir}")
+    if(ARG_RC EQUAL 0)
+      set(ARG_LOG "the build succeeded, but no gpu-topology-probe was found in ${ARG_BUILD_DIR}")
     endif()
     message(CHECK_FAIL "failed")
-    message(FATAL_ERROR "GPUTopology: building the probe in ${build_dir} failed (${rc}):\n${log}")
+    message(FATAL_ERROR "GPUTopology: building the probe in ${ARG_BUILD_DIR} failed (${ARG_RC}):\n${ARG_LOG}")
   endif()
-  _gpu_topology_seconds_since(${start} took)
-  if(announced)
+  _gpu_topology_seconds_since(START ${ARG_START} RESULT took)
+  if(ARG_ANNOUNCED)
     message(CHECK_PASS "done (${took})")
-  else()
-    file(TIMESTAMP "${probe}" after_time "%s")
-    if(NOT after_time STREQUAL before_time)
-      message(STATUS "GPUTopology: built the probe (${shown}) again, its sources changed (${took})")
-    endif()
+    return()
   endif()
-  set(${out_var} "${probe}" PARENT_SCOPE)
+  file(TIMESTAMP "${ARG_PROBE}" after_time "%s")
+  if(NOT after_time STREQUAL ARG_BEFORE_TIME)
+    message(STATUS "GPUTopology: built the probe (${ARG_SHOWN}) again, its sources changed (${took})")
+  endif()
 endfunction()
+
+cmake_policy(POP)

@@ -37,14 +37,15 @@ $session sh -c '
   (
     # Gone, or a zombie that no one has reaped yet.
     alive() { kill -0 "$1" 2> /dev/null && ! ps -o stat= -p "$1" 2> /dev/null | grep -q Z; }
-    waited=0
+    # Looks five times a second (a sleep that knows no fractions: once a second), so a
+    # stopped configure stops its step at once; `tenths` counts towards the timeout.
+    tenths=0
     while alive "$configure"; do
-      if [ "$waited" -ge "$timeout" ]; then
+      if [ "$tenths" -ge "$((timeout * 10))" ]; then
         echo "$timeout" > "$run.timeout"
         break
       fi
-      sleep 1
-      waited=$((waited + 1))
+      if sleep 0.2 2> /dev/null; then tenths=$((tenths + 2)); else sleep 1; tenths=$((tenths + 10)); fi
     done
     kill -TERM "$stop" 2> /dev/null
   ) &

@@ -4,7 +4,9 @@
 #include "../util/atomic_file.hpp"
 #include "../profile/profile.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -86,15 +88,22 @@ Args parse(int argc, char** argv) {
     if (spec == kCommands.end()) throw UsageError("unknown command '" + args.command + "'");
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a.empty()) throw UsageError(args.command + ": an empty argument (a file name, quoted, that expanded to nothing?)");
         if (a.rfind("--", 0) != 0) {
             args.positional.push_back(a);
             continue;
         }
         const auto known = spec->second.options.find(a);
         if (known == spec->second.options.end()) throw UsageError(args.command + ": unknown option " + a);
+        // One value an option: a second would silently win over the first.
+        if (args.options.count(a)) throw UsageError(a + " given twice");
         if (known->second) {
             if (i + 1 >= argc) throw UsageError(a + " needs a value");
-            args.options[a] = argv[++i];
+            const std::string value = argv[++i];
+            if (value.empty()) throw UsageError(a + " needs a value, got an empty one");
+            if (value.rfind("--", 0) == 0)
+                throw UsageError(a + " needs a value, got the option " + value + " (a file of that name: ./" + value + ")");
+            args.options[a] = value;
         } else {
             args.options[a] = "";
         }
@@ -109,13 +118,14 @@ int device_index(const Args& args) {
     if (args.has("--all-devices") && args.has("--device")) throw UsageError("--device and --all-devices exclude each other");
     const auto text = args.get("--device");
     if (!text) return 0;
-    try {
-        std::size_t used = 0;
-        const int n = std::stoi(*text, &used);
-        if (used == text->size() && n >= 0) return n;
-    } catch (const std::exception&) {
-    }
-    throw UsageError("--device: '" + *text + "' is not a device index");
+    // Digits only: no sign, no space, no hexadecimal, nothing after them (from_chars, unlike stoi, skips nothing).
+    int n = -1;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec == std::errc{} && end == text->data() + text->size() && n >= 0 && n <= profile::kMaxDeviceIndex &&
+        std::isdigit(static_cast<unsigned char>(text->front())))
+        return n;
+    throw UsageError("--device: '" + *text + "' is not a device index (a whole number from 0 to " +
+                     std::to_string(int(profile::kMaxDeviceIndex)) + ")");
 }
 
 void check_all_devices_options(const Args& args) {
@@ -135,14 +145,12 @@ stages::ProbeOptions probe_options(const Args& args) {
         options.level = *level;
     }
     if (auto text = args.get("--budget")) {
-        std::size_t used = 0;
+        // A decimal number of seconds, all of it (from_chars, unlike stod, takes no space, sign or hexadecimal).
         double seconds = -1;
-        try {
-            seconds = std::stod(*text, &used);
-        } catch (const std::exception&) {
-        }
-        if (used != text->size() || !(seconds > 0) || !std::isfinite(seconds))
-            throw UsageError("--budget: '" + *text + "' is not a positive number of seconds");
+        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), seconds);
+        if (ec != std::errc{} || end != text->data() + text->size() || !(seconds > 0) || seconds > kMaxBudgetSeconds)
+            throw UsageError("--budget: '" + *text + "' is not a number of seconds in (0, " +
+                             util::format_number(kMaxBudgetSeconds) + "]");
         options.budget_seconds = seconds;
     }
     if (args.has("--careful")) options.pace = stages::Pace::careful;
@@ -157,13 +165,13 @@ std::optional<double> quiet_reference(const Args& args, const std::string& devic
     const auto* name = reference.at_path("device.name");
     const auto sms = profile::read_quantity(reference, model::kQuantities[model::kSmCount]).value;
     if (!name || name->as_string() != device_name || sms != double(sm_count)) {
-        progress.note("--quiet-reference " + *file + " describes another model (" +
+        progress.note("--quiet-reference " + util::printable_lines(*file) + " describes another model (" +
                       (name ? name->as_string() : std::string("?")) + "); not used");
         return std::nullopt;
     }
     const auto* seconds = reference.at_path("conditions.reference_work_seconds");
     if (!seconds) {
-        progress.note("--quiet-reference " + *file + " records no reference work; not used");
+        progress.note("--quiet-reference " + util::printable_lines(*file) + " records no reference work; not used");
         return std::nullopt;
     }
     if (const auto* quiet = reference.at_path("conditions.quiet"); !quiet || !quiet->is_bool() || !quiet->as_bool())

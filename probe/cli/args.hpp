@@ -43,6 +43,9 @@ struct Args {
 // Parses argv against the commands' options; throws UsageError.
 Args parse(int argc, char** argv);
 
+// The longest --budget: a day, far beyond the minutes a full probe takes.
+inline constexpr double kMaxBudgetSeconds = 86400;
+
 // --device N (default 0); throws UsageError for anything else, or beside --all-devices.
 int device_index(const Args& args);
 // --all-devices measures a node: the options that name one device's files do not apply.

@@ -63,7 +63,7 @@ bool write_measured(const util::Json& document, const std::vector<std::string>& 
     const auto picture = picture_beside(*output);
     files.write(picture, draw(document));
     files.commit();
-    progress.note("picture: " + picture.string());
+    progress.note("picture: " + util::printable_lines(picture.string()));
     return true;
 }
 
@@ -111,7 +111,24 @@ int finish_node(const model::NodeTopology& node, const Args& args, stages::Progr
     return busy ? kBusy : 0;
 }
 
+namespace {
+
+// --source TEXT reaches the header and a CMake script (escaped there too): text, within a profile's bounds.
+std::optional<std::string> source_text(const Args& args) {
+    auto source = args.get("--source");
+    if (source && !util::is_safe_text(*source))
+        throw UsageError("--source: '" + util::printable(*source) +
+                         "' holds a control character or invalid UTF-8; it becomes text in the header");
+    if (source && source->size() > profile::kMaxTextBytes)
+        throw UsageError("--source: " + std::to_string(source->size()) + " bytes, longer than the " +
+                         std::to_string(profile::kMaxTextBytes) + " a text may have");
+    return source;
+}
+
+}  // namespace
+
 int cmd_render(const Args& args) {
+    const auto source = source_text(args);  // a usage error before any file is read
     const auto& path = args.positional[0];
     const auto text = profile::read_profile_bytes(path);
     const auto document = profile::load_any_profile_text(text, path);
@@ -123,10 +140,7 @@ int cmd_render(const Args& args) {
     }
     render::RenderContext context;
     context.profile_hash = profile::content_hash(text);
-    if (auto source = args.get("--source")) {
-        if (source->empty() || !util::is_safe_text(*source)) throw UsageError("--source: not a usable source text");
-        context.profile_source = *source;
-    }
+    if (source) context.profile_source = *source;
     // Both files or neither: each rendered, then all written (util::OutputFiles).
     auto files = outputs_for(args);
     if (auto header = args.get("--header"))
@@ -140,7 +154,8 @@ int cmd_render(const Args& args) {
 
 int cmd_validate(const Args& args) {
     const auto document = profile::load_any_profile(args.positional[0]);
-    std::printf("%s: valid %s profile\n", args.positional[0].c_str(),
+    // The file name is the user's, but may hold any byte: it reaches the terminal escaped.
+    std::printf("%s: valid %s profile\n", util::printable(args.positional[0], std::string::npos).c_str(),
                 document.find("schema")->as_string().c_str());
     return 0;
 }

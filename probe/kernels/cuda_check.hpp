@@ -2,7 +2,7 @@
 // Every CUDA runtime call goes through check(); every launch is followed by
 // check_launch(). Failures throw CudaError carrying the call site, so the probe
 // reports *where* it failed instead of continuing with garbage.
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <source_location>
 #include <stdexcept>

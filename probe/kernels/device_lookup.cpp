@@ -2,7 +2,7 @@
 #include "cuda_check.hpp"
 #include "cuda_engine.hpp"
 
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 

@@ -39,7 +39,7 @@ __device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w
 // start, stamps[1] the latest end (reset before each launch). Their difference is
 // the read without the launch: a host that was slow to issue the kernel after
 // the timer started (an H100 probe measured 20 % lower bandwidths while a
-// compiler ran beside it: docs/measurements/2026-11-23-user-kernels.md) no longer counts.
+// compiler ran beside it: docs/records/bandwidth.md) no longer counts.
 __device__ __forceinline__ void stamp_start(unsigned long long* stamps) {
     if (threadIdx.x == 0) atomicMin(stamps, global_ns());
 }
@@ -122,6 +122,13 @@ __global__ void reference_kernel(unsigned iterations, unsigned long long* sink) 
     if (x == 0x5a5a5a5au && y == 0) sink[3] = x;
 }
 
+// Grid-stride 16-byte stores: every SM of the launching device writes `data` (a peer's memory).
+__global__ void store_kernel(uint4* data, size_t pieces, unsigned value) {
+    const size_t step = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pieces; i += step)
+        data[i] = make_uint4(value, unsigned(i), value, unsigned(i >> 32));
+}
+
 void check_region(const ReadRequest& r, std::size_t span, std::size_t buffer_bytes) {
     if (r.offset % 16 != 0 || r.offset + span > buffer_bytes)
         throw std::invalid_argument("read of " + std::to_string(span) + " B at offset " + std::to_string(r.offset) +
@@ -168,6 +175,13 @@ double launch_read(const ReadRequest& r, const unsigned char* buffer, std::size_
     check(cudaMemcpy(stamped, stamps, sizeof stamped, cudaMemcpyDeviceToHost), "cudaMemcpy(read stamps)");
     if (stamped[1] <= stamped[0]) throw std::runtime_error("a read kernel's global timer did not advance");
     return double(stamped[1] - stamped[0]) * 1e-9;
+}
+
+void launch_store(unsigned char* data, std::size_t bytes, int sm_count, cudaStream_t stream) {
+    store_kernel<<<sm_count * 2, 1024, 0, stream>>>(reinterpret_cast<uint4*>(data), bytes / 16, 7u);
+    // Launch errors now; execution errors at the caller's checked synchronisation (a
+    // device-wide synchronize here would add its own latency to every timed repeat).
+    check(cudaGetLastError(), "launch of store_kernel");
 }
 
 void launch_reference_work(int sm_count, unsigned long long* sink) {

@@ -6,16 +6,12 @@
 #include "device_clocks.cuh"
 #include "shared_kernels.hpp"
 
-#include <cooperative_groups.h>
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace gpu_topology::kernels {
 namespace {
-
-namespace cg = cooperative_groups;
 
 constexpr unsigned kSharedWords = kSharedAccessBytes / 4;
 constexpr unsigned kLatencyIterations = 512;
@@ -105,6 +101,15 @@ constexpr std::size_t kClusterDynamicBytes = 120 * 1024;
 constexpr unsigned kReadThreads = 1024;
 constexpr unsigned kReadVectors = 4096;  // 64 KiB of each block's shared memory read per pass
 
+// The cluster, without cooperative_groups (the same intrinsics it wraps, and a
+// far lighter header to compile): every block of it waits here for every other.
+[[maybe_unused]] __device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+#endif
+}
+
 [[maybe_unused]] __device__ __forceinline__ unsigned map_to_rank(unsigned shared_address, unsigned rank) {
     unsigned mapped;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(mapped) : "r"(shared_address), "r"(rank));
@@ -148,9 +153,8 @@ __global__ void __launch_bounds__(32) cluster_chase_kernel(unsigned reader, unsi
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     __shared__ volatile unsigned slot;
-    cg::cluster_group cluster = cg::this_cluster();
     const unsigned own = static_cast<unsigned>(__cvta_generic_to_shared(dynamic_shared));
-    const unsigned rank = cluster.block_rank();
+    const unsigned rank = __clusterRelativeBlockRank();
     auto* local_ring = reinterpret_cast<unsigned*>(dynamic_shared);
     auto* cluster_ring = reinterpret_cast<unsigned*>(dynamic_shared + kRingBytes);
     for (unsigned i = threadIdx.x; i < kRingElements; i += blockDim.x) {
@@ -158,13 +162,13 @@ __global__ void __launch_bounds__(32) cluster_chase_kernel(unsigned reader, unsi
         local_ring[i * (kRingStride / 4)] = own + next;
         cluster_ring[i * (kRingStride / 4)] = map_to_rank(own + kRingBytes + next, rank);
     }
-    cluster.sync();  // every ring exists before anyone reads one
+    cluster_sync();  // every ring exists before anyone reads one
     if (rank == reader && threadIdx.x == 0) {
         const unsigned got = reader == 0 ? cluster_walk<false>(own, samples, stats, &slot)
                                          : cluster_walk<true>(map_to_rank(own + kRingBytes, 0), samples, stats, &slot);
         if (got == kNever) stats[3] = got;
     }
-    cluster.sync();  // block 0 stays until the reader is done
+    cluster_sync();  // block 0 stays until the reader is done
 #endif
 }
 
@@ -173,12 +177,11 @@ __global__ void __launch_bounds__(kReadThreads) cluster_read_kernel(unsigned pas
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     auto* buffer = reinterpret_cast<uint4*>(dynamic_shared);
-    cg::cluster_group cluster = cg::this_cluster();
-    const unsigned rank = cluster.block_rank();
+    const unsigned rank = __clusterRelativeBlockRank();
     for (unsigned i = threadIdx.x; i < kReadVectors; i += blockDim.x) buffer[i] = make_uint4(i, rank, 3 * i, 5 * i);
-    cluster.sync();
+    cluster_sync();
     const unsigned own = static_cast<unsigned>(__cvta_generic_to_shared(buffer));
-    const unsigned base = Remote ? map_to_rank(own, (rank + 1) % cluster.num_blocks()) : own;
+    const unsigned base = Remote ? map_to_rank(own, (rank + 1) % __clusterSizeInBlocks()) : own;
     unsigned fold = 0;
     for (unsigned pass = 0; pass < passes; ++pass) {
 #pragma unroll 4
@@ -193,7 +196,7 @@ __global__ void __launch_bounds__(kReadThreads) cluster_read_kernel(unsigned pas
             fold ^= x ^ y ^ z ^ w;
         }
     }
-    cluster.sync();  // no block leaves while another still reads its shared memory
+    cluster_sync();  // no block leaves while another still reads its shared memory
     if (fold == kNever) *sink = fold;
 #endif
 }

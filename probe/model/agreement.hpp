@@ -4,8 +4,8 @@
 // that its devices are alike all use this one rule.
 //
 // Each tolerance covers the run-to-run spread measured on quiet H200s and
-// H100s (five full probes on one H100 in one lease, and the recorded runs of
-// docs/measurements/2026-11-22-records.md and 2026-11-23-user-kernels.md), with room to spare:
+// H100s (five full probes on one H100 in one lease, and the spread over the card runs in
+// docs/records/probe.md), with room to spare:
 //   latencies       <= 1.5 % between runs (the constant L1.5 miss, 415-421.5 cycles; the timer overhead
 //                   itself moves 2-7 cycles between launches): 5 %, at least 2 cycles
 //   sizes           one or two search steps (L1 at the max-shared carveout 19-20 KiB): 4 %, at least

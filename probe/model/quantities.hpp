@@ -241,7 +241,8 @@ inline constexpr QuantityId kSmClockKhz = id("SM_CLOCK_KHZ");
 // What a configure prints when it does not print the whole table.
 inline constexpr std::array kHeadline{id("L1_SIZE_BYTES"), id("L2_NEAR_SIZE_BYTES"), id("L2_SIZE_BYTES")};
 
-// `smaller` must not exceed `larger` (strictly less when `strict`), whenever both are known.
+// `smaller` must not exceed `larger` (strictly less when `strict`), whenever both are known;
+// with `plus`, not `larger` + `plus` (whenever all three are known).
 struct Relation {
     std::string_view smaller;
     std::string_view larger;
@@ -250,7 +251,12 @@ struct Relation {
     // How far a measured `smaller` may exceed `larger`, as a share of `larger`:
     // the measurement's own error, where one side is an estimate of the other.
     double slack = 0;
-    constexpr bool holds(double a, double b) const { return strict ? a < b * (1 + slack) : a <= b * (1 + slack); }
+    std::string_view plus = {};
+    // `plus_value` is 0 when the relation has no `plus`.
+    constexpr bool holds(double a, double b, double plus_value) const {
+        const double bound = (b + plus_value) * (1 + slack);
+        return strict ? a < bound : a <= bound;
+    }
 };
 
 // clang-format off
@@ -278,6 +284,12 @@ inline constexpr std::array kRelations{
     Relation{"SHARED_LATENCY_CYCLES", "DSMEM_LATENCY_CYCLES", true, "another SM's shared memory is farther than the own"},
     Relation{"DSMEM_BANDWIDTH_BYTES_PER_S", "SHARED_BANDWIDTH_BYTES_PER_S", true, "remote reads cross the SM-to-SM network"},
     Relation{"TLB_COVERAGE_BYTES", "TLB_REACH_BYTES", false, "the reach is entries times coverage"},
+    Relation{"L2_FAR_LATENCY_CYCLES", "DRAM_LATENCY_CYCLES", true, "an L2 hit, even in the far partition, is faster than DRAM"},
+    Relation{"L2_PERSISTING_MAX_BYTES", "L2_SIZE_BYTES", false, "the persisting set-aside is a part of L2"},
+    Relation{"L1_SIZE_DEFAULT_CARVEOUT_BYTES", "L1_SIZE_BYTES", false, "the max-L1 carveout gives L1 the most room"},
+    Relation{"TEXTURE_SIZE_BYTES", "L1_SIZE_BYTES", false, "the texture cache lies in the storage of L1 and shared memory", 0, "SHARED_SIZE_PER_SM_BYTES"},
+    Relation{"READONLY_SIZE_BYTES", "L1_SIZE_BYTES", false, "the read-only cache lies in the storage of L1 and shared memory", 0, "SHARED_SIZE_PER_SM_BYTES"},
+    Relation{"L2_BANDWIDTH_BYTES_PER_S", "L1_BANDWIDTH_BYTES_PER_S", true, "L1 hits are read faster than L2"},
     // What no GPU of cc 5.0-12.x does: a level nearer the SM is faster than one farther out,
     // a miss waits longer than a hit, and the clock stays within what the API reports.
     Relation{"L1_SIZE_BYTES", "L2_NEAR_SIZE_BYTES", true, "L1 is smaller than the near part of L2"},
@@ -296,7 +308,7 @@ inline constexpr std::array kRelations{
     Relation{"CONSTANT_L15_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", true, "the penalty is part of the miss latency"},
     Relation{"L2_MISS_PENALTY_CYCLES", "DRAM_LATENCY_CYCLES", true, "the penalty is part of the DRAM latency"},
     // The clock is clock64 cycles over globaltimer nanoseconds; a GPU-test probe on an H100 read 1994.75 MHz
-    // against a 1980 MHz maximum (2026-11-23, +0.75 %), so the estimate may exceed the maximum by its error.
+    // against a 1980 MHz maximum (+0.75 %), so the estimate may exceed the maximum by its error.
     Relation{"SM_CLOCK_KHZ", "SM_CLOCK_MAX_KHZ", false, "the SM clock stays at or below the maximum the CUDA runtime reports, within 2 % (the estimate's error)", 0.02},
 };
 // clang-format on
@@ -305,6 +317,7 @@ inline constexpr std::array kRelations{
 consteval bool relations_name_quantities() {
     for (const auto& r : kRelations) {
         if (find(r.smaller) == kQuantities.size() || find(r.larger) == kQuantities.size()) return false;
+        if (!r.plus.empty() && find(r.plus) == kQuantities.size()) return false;
     }
     return true;
 }
@@ -336,6 +349,44 @@ inline constexpr std::array kNeedsComputeCapability{
     NeedsComputeCapability{"DSMEM_BANDWIDTH_BYTES_PER_S", 9, 0, "distributed shared memory"},
 };
 
+// `difference` = `minuend` - `subtrahend` within `tolerance`, whenever all three are known:
+// a penalty the probe derives from two latencies it writes (the difference of
+// their medians, rounded to a whole cycle; each median written to 0.01).
+struct Difference {
+    std::string_view difference;
+    std::string_view minuend;
+    std::string_view subtrahend;
+    std::string_view why;
+    double tolerance = 1;
+};
+// clang-format off
+inline constexpr std::array kDifferences{
+    Difference{"L1_MISS_PENALTY_CYCLES", "L1_MISS_LATENCY_CYCLES", "L1_LATENCY_CYCLES", "the penalty is the miss latency less the hit latency"},
+    Difference{"TEXTURE_MISS_PENALTY_CYCLES", "TEXTURE_MISS_LATENCY_CYCLES", "TEXTURE_LATENCY_CYCLES", "the penalty is the miss latency less the hit latency"},
+    Difference{"READONLY_MISS_PENALTY_CYCLES", "READONLY_MISS_LATENCY_CYCLES", "READONLY_LATENCY_CYCLES", "the penalty is the miss latency less the hit latency"},
+    Difference{"CONSTANT_L1_MISS_PENALTY_CYCLES", "CONSTANT_L15_LATENCY_CYCLES", "CONSTANT_L1_LATENCY_CYCLES", "a constant L1 miss is served by the L1.5"},
+    Difference{"CONSTANT_L15_MISS_PENALTY_CYCLES", "CONSTANT_L15_MISS_LATENCY_CYCLES", "CONSTANT_L15_LATENCY_CYCLES", "the penalty is the miss latency less the hit latency"},
+    Difference{"L2_MISS_PENALTY_CYCLES", "DRAM_LATENCY_CYCLES", "L2_NEAR_LATENCY_CYCLES", "an L2 miss is served by DRAM"},
+};
+// clang-format on
+
+// The sections of a profile are the objects along the quantities' paths
+// ("caches", "caches.l1", ...; "" is the document). Besides quantities and
+// sections they hold only these members; any other is refused (a misspelt
+// quantity would otherwise read as unmeasured).
+inline constexpr std::array<std::string_view, 10> kOtherMembers{
+    "schema", "source", "probe", "conditions", "curve", "cross_checks",
+    "device.index", "device.name", "device.uuid", "caches.l1.carveouts"};
+// Every quantity of the list is in every profile a probe of this version or later writes,
+// but those added since, each with the version that first writes it: a quantity absent from
+// a newer profile is refused, from an older one reads as unmeasured.
+inline constexpr std::string_view kEveryQuantitySince = "1.2.1";
+struct AddedSince {
+    std::string_view name;
+    std::string_view version;
+};
+inline constexpr std::array<AddedSince, 0> kAddedSince{};
+
 consteval bool rules_name_quantities() {
     for (const auto& p : kProducts)
         if (find(p.product) == kQuantities.size() || find(p.factor) == kQuantities.size() ||
@@ -343,9 +394,15 @@ consteval bool rules_name_quantities() {
             return false;
     for (const auto& n : kNeedsComputeCapability)
         if (find(n.name) == kQuantities.size()) return false;
+    for (const auto& d : kDifferences)
+        if (find(d.difference) == kQuantities.size() || find(d.minuend) == kQuantities.size() ||
+            find(d.subtrahend) == kQuantities.size())
+            return false;
+    for (const auto& a : kAddedSince)
+        if (find(a.name) == kQuantities.size()) return false;
     return true;
 }
-static_assert(rules_name_quantities(), "a product or a compute-capability rule names a quantity that is not in kQuantities");
+static_assert(rules_name_quantities(), "a product, difference, compute-capability or added-since rule names a quantity that is not in kQuantities");
 
 // Quantities renamed after profiles with the old name were written: such a
 // profile reads the old member as the new one (profile::parse_profile_text),

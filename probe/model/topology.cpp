@@ -111,11 +111,16 @@ void Topology::enforce_relations() {
     }
     for (const auto& r : kRelations) {
         const QuantityId small = find(r.smaller), large = find(r.larger);
+        const QuantityId plus = r.plus.empty() ? kQuantities.size() : find(r.plus);
         const auto a = value(small), b = value(large);
-        if (!a || !b || r.holds(*a, *b)) continue;
+        const auto c = plus == kQuantities.size() ? std::optional<double>(0) : value(plus);
+        if (!a || !b || !c || r.holds(*a, *b, *c)) continue;
         const std::string why = std::string(r.smaller) + " = " + number(*a) + " and " + std::string(r.larger) + " = " +
-                                number(*b) + " contradict: " + std::string(r.why);
-        for (QuantityId q : {small, large}) {
+                                number(*b) +
+                                (plus == kQuantities.size() ? "" : " + " + std::string(r.plus) + " = " + number(*c)) +
+                                " contradict: " + std::string(r.why);
+        for (QuantityId q : {small, large, plus}) {
+            if (q == kQuantities.size()) continue;
             const auto* e = std::get_if<Estimate>(get(q));
             if (!e || e->source != Source::api) set(q, Unmeasured{"measured, but " + why});
         }

@@ -38,16 +38,17 @@ bool is_device_uuid(const std::string& uuid) {
 
 class NodeValidator {
 public:
-    std::vector<std::string> errors;
+    Problems problems;
 
     void fail(const std::string& path, const std::string& what, const Json* value) {
-        errors.push_back(path + ": " + what + " (" + excerpt(value) + ")");
+        if (problems.full()) return problems.add({});  // counted; describing it (excerpt) is not free
+        problems.add(path + ": " + what + " (" + excerpt(value) + ")");
     }
     const Json* field(const Json& object, const std::string& path, const char* key, std::string_view type) {
         const Json* node = object.find(key);
         const std::string at = path + "." + key;
         if (!node) {
-            errors.push_back(at + ": missing");
+            problems.add(at + ": missing");
             return nullptr;
         }
         if (node->type_name() != type) {
@@ -99,9 +100,9 @@ public:
         std::set<std::string> uuids;
         for (std::size_t i = 0; i < list.size(); ++i) {
             const std::string at = "devices[" + std::to_string(i) + "]";
-            const auto problems = validate(list[i]);
-            for (const auto& p : problems) errors.push_back(at + "." + p);
-            if (!problems.empty()) continue;
+            const std::size_t before = problems.count();
+            validate(list[i], problems, at + ".");
+            if (problems.count() != before) continue;
             const Json* index = list[i].at_path("device.index");
             if (!index || !index->is_number() || index->as_number() != double(i))
                 fail(at + ".device.index", "must be " + std::to_string(i) + ": devices are listed in index order", index);
@@ -156,9 +157,15 @@ public:
 
     void links(const Json& node, std::size_t device_count) {
         const Json* links = field(node, "(node)", "links", "array");
-        if (!links) return;
+        if (!links || device_count == 0) return;  // without devices, no link can be checked (devices says why)
         std::set<std::pair<int, int>> pairs;
         const auto& list = links->as_array();
+        // Counted before any is read: a file of a million links is one problem, not millions.
+        if (list.size() > device_count * (device_count - 1))
+            return fail("links", std::to_string(list.size()) + " links, but a node of " + std::to_string(device_count) +
+                                     " devices has one for each of its " +
+                                     std::to_string(device_count * (device_count - 1)) + " ordered pairs",
+                        links);
         for (std::size_t i = 0; i < list.size(); ++i) {
             const std::string at = "links[" + std::to_string(i) + "]";
             if (!list[i].is_object()) {
@@ -200,11 +207,11 @@ std::vector<std::string> validate_node(const Json& node) {
     if (!is_node_document(node)) {
         const Json* schema = node.is_object() ? node.find("schema") : nullptr;
         validator.fail("schema", "not a node profile (" + std::string(model::kNodeSchema) + ")", schema);
-        return validator.errors;
+        return validator.problems.list();
     }
     validator.probe(node);
     validator.links(node, validator.devices(node));
-    return validator.errors;
+    return validator.problems.list();
 }
 
 Json load_any_profile_text(std::string_view text, const std::string& source) {

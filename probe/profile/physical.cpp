@@ -26,17 +26,35 @@ std::optional<double> exact(const Json& profile, std::string_view name) {
 
 class Physics {
 public:
-    explicit Physics(const Json& profile) : profile_(profile) {}
-    std::vector<std::string> errors;
+    Physics(const Json& profile, Problems& problems, const std::string& prefix)
+        : profile_(profile), problems_(problems), prefix_(prefix) {}
 
     void relations() {
         for (const auto& r : model::kRelations) {
             const Value a = read_quantity(profile_, r.smaller), b = read_quantity(profile_, r.larger);
-            if (!a.value || !b.value || b.lower_bound) continue;  // unknown, or the larger may be larger still
-            if (r.holds(*a.value, *b.value)) continue;
-            errors.push_back(path_of(r.smaller) + ": " + format_number(*a.value) + " must be " +
-                             (r.strict ? "less than " : "at most ") + path_of(r.larger) + " (" +
-                             format_number(*b.value) + "): " + std::string(r.why));
+            const Value c = r.plus.empty() ? Value{.value = 0} : read_quantity(profile_, r.plus);
+            // Unknown, or the larger side may be larger still.
+            if (!a.value || !b.value || b.lower_bound || !c.value || c.lower_bound) continue;
+            if (r.holds(*a.value, *b.value, *c.value)) continue;
+            const std::string bound = r.plus.empty()
+                                          ? path_of(r.larger) + " (" + format_number(*b.value) + ")"
+                                          : path_of(r.larger) + " + " + path_of(r.plus) + " (" + format_number(*b.value) +
+                                                " + " + format_number(*c.value) + " = " +
+                                                format_number(*b.value + *c.value) + ")";
+            add(path_of(r.smaller) + ": " + format_number(*a.value) + " must be " + (r.strict ? "less than " : "at most ") +
+                bound + ": " + std::string(r.why));
+        }
+    }
+
+    void differences() {
+        for (const auto& d : model::kDifferences) {
+            const auto whole = exact(profile_, d.difference), minuend = exact(profile_, d.minuend),
+                       subtrahend = exact(profile_, d.subtrahend);
+            if (!whole || !minuend || !subtrahend || std::abs(*whole - (*minuend - *subtrahend)) <= d.tolerance) continue;
+            add(path_of(d.difference) + ": " + format_number(*whole) + " must be " + path_of(d.minuend) + " - " +
+                path_of(d.subtrahend) + " (" + format_number(*minuend) + " - " + format_number(*subtrahend) + " = " +
+                format_number(*minuend - *subtrahend) + ", within " + format_number(d.tolerance) +
+                "): " + std::string(d.why));
         }
     }
 
@@ -44,7 +62,7 @@ public:
         for (const auto& p : model::kProducts) {
             const auto whole = exact(profile_, p.product), a = exact(profile_, p.factor), b = exact(profile_, p.other_factor);
             if (!whole || !a || !b || *whole == *a * *b) continue;
-            errors.push_back(path_of(p.product) + ": " + format_number(*whole) + " must be " + path_of(p.factor) + " x " +
+            add(path_of(p.product) + ": " + format_number(*whole) + " must be " + path_of(p.factor) + " x " +
                              path_of(p.other_factor) + " (" + format_number(*a) + " x " + format_number(*b) + " = " +
                              format_number(*a * *b) + "): " + std::string(p.why));
         }
@@ -56,7 +74,7 @@ public:
         for (const auto& n : model::kNeedsComputeCapability) {
             const Value v = read_quantity(profile_, n.name);
             if (!v.value || major > n.major || (major == n.major && minor >= n.minor)) continue;
-            errors.push_back(path_of(n.name) + ": " + format_number(*v.value) + " measured, but " + std::string(n.what) +
+            add(path_of(n.name) + ": " + format_number(*v.value) + " measured, but " + std::string(n.what) +
                              " need compute capability " + std::to_string(n.major) + "." + std::to_string(n.minor) +
                              " or higher (device.cc_major " + format_number(major) + ", device.cc_minor " +
                              format_number(minor) + "); unmeasured on older devices");
@@ -73,14 +91,14 @@ public:
             if (!ns || !cycles) continue;
             const std::string at = std::string(q.path) + ".p50_ns";
             if (!clock_khz) {
-                errors.push_back(at + ": present, but device.sm_clock_khz, the clock it converts with, is unmeasured (" +
+                add(at + ": present, but device.sm_clock_khz, the clock it converts with, is unmeasured (" +
                                  excerpt(ns) + ")");
                 continue;
             }
             const double expected = *cycles * 1e6 / *clock_khz;
             const double tolerance = 0.01 + 0.01 * 1e6 / *clock_khz + 1e-9 * expected;
             if (std::abs(ns->as_number() - expected) > tolerance)
-                errors.push_back(at + ": " + format_number(ns->as_number()) + " must be p50 (" + format_number(*cycles) +
+                add(at + ": " + format_number(ns->as_number()) + " must be p50 (" + format_number(*cycles) +
                                  " cycles) at device.sm_clock_khz (" + format_number(*clock_khz) + " kHz): " +
                                  format_number(std::round(expected * 100) / 100) + " ns");
         }
@@ -104,7 +122,7 @@ public:
             if (!fresh) {
                 const Json& earlier = rows->as_array()[first->second];
                 const std::string other = "caches.l1.carveouts[" + std::to_string(first->second) + "]";
-                errors.push_back(at + ": " + (row.dump(-1) == earlier.dump(-1)
+                add(at + ": " + (row.dump(-1) == earlier.dump(-1)
                                                   ? "repeats " + other + ": one row per launch"
                                                   : "contradicts " + other + ": the same launch (" +
                                                         carveout_launch_key(row) + ") with another result"));
@@ -112,26 +130,29 @@ public:
             const double blocks = row.find("resident_blocks")->as_number();
             const double threads = row.find("threads_per_block")->as_number();
             if (max_blocks && blocks > *max_blocks)
-                errors.push_back(at + ".resident_blocks: " + format_number(blocks) + " must be at most sm.max_blocks (" +
+                add(at + ".resident_blocks: " + format_number(blocks) + " must be at most sm.max_blocks (" +
                                  format_number(*max_blocks) + "): an SM holds no more blocks");
             if (max_threads && blocks * threads > *max_threads)
-                errors.push_back(at + ".resident_blocks: " + format_number(blocks) + " blocks of " + format_number(threads) +
+                add(at + ".resident_blocks: " + format_number(blocks) + " blocks of " + format_number(threads) +
                                  " threads must fit sm.max_threads (" + format_number(*max_threads) + ")");
             const Json* size = row.find("size_bytes");
             if (!size->is_number()) continue;  // unmeasured, with its reason
             const double bytes = size->as_number();
             if (bytes < smallest)
-                errors.push_back(at + ".size_bytes: " + format_number(bytes) + " bytes is no L1: every L1 of compute "
+                add(at + ".size_bytes: " + format_number(bytes) + " bytes is no L1: every L1 of compute "
                                  "capability 5.0 to 12.x holds at least " + format_number(smallest));
             if (l1 && shared && bytes > *l1 + *shared)
-                errors.push_back(at + ".size_bytes: " + format_number(bytes) + " must be at most caches.l1.size_bytes + "
+                add(at + ".size_bytes: " + format_number(bytes) + " must be at most caches.l1.size_bytes + "
                                  "caches.shared.size_bytes (" + format_number(*l1 + *shared) +
                                  "): L1 and shared memory share one storage");
         }
     }
 
 private:
+    void add(const std::string& problem) { problems_.add(prefix_ + problem); }
     const Json& profile_;
+    Problems& problems_;
+    const std::string& prefix_;
 };
 
 // The fields that tell one measured launch from another: the carveout asked
@@ -150,14 +171,14 @@ std::string carveout_launch_key(const Json& row) {
     return key;
 }
 
-std::vector<std::string> physical_errors(const Json& profile) {
-    Physics physics(profile);
+void physical_errors(const Json& profile, Problems& problems, const std::string& prefix) {
+    Physics physics(profile, problems, prefix);
     physics.relations();
+    physics.differences();
     physics.products();
     physics.compute_capability();
     physics.nanoseconds();
     physics.carveouts();
-    return physics.errors;
 }
 
 }  // namespace gpu_topology::profile

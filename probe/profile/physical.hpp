@@ -5,6 +5,7 @@
 // the field and the relation it breaks.
 //   - the relations of the list (model::kRelations: a line is no larger than its
 //     cache, L1 is faster than DRAM, a miss slower than a hit, ...);
+//   - differences (model::kDifferences: a miss penalty is the miss latency less the hit's);
 //   - products (model::kProducts: the TLB reach is entries x coverage);
 //   - what only newer devices have (model::kNeedsComputeCapability: clusters);
 //   - latencies in nanoseconds agree with their cycles and the measured clock;
@@ -19,7 +20,10 @@ namespace gpu_topology::profile {
 
 using util::Json;  // profiles are JSON documents
 
-std::vector<std::string> physical_errors(const Json& profile);
+class Problems;
+
+// Adds each problem to `problems`, its field named after `prefix`.
+void physical_errors(const Json& profile, Problems& problems, const std::string& prefix);
 
 // What makes two rows of caches.l1.carveouts describe the same launch, as one
 // string: rows with equal keys are duplicates (docs/profile-schema.md).

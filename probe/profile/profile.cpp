@@ -3,6 +3,7 @@
 #include "../model/topology.hpp"
 #include "../util/input_file.hpp"
 #include "physical.hpp"
+#include "schema.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@ using util::format_number;
 using util::is_safe_text;
 using util::printable;
 using util::read_input_file;
+using util::string_at;
 
 using model::kQuantities;
 using model::Quantity;
@@ -68,16 +70,18 @@ bool is_power_of_two(double v) {
 
 class Validator {
 public:
-    explicit Validator(const Json& root) : root_(root) {}
-    std::vector<std::string> errors;
+    Validator(const Json& root, Problems& problems, const std::string& prefix)
+        : root_(root), problems_(problems), prefix_(prefix) {}
 
+    void add(const std::string& problem) { problems_.add(prefix_ + problem); }
     void fail(std::string_view path, const std::string& what, const Json* value) {
-        errors.push_back(std::string(path) + ": " + what + " (" + excerpt(value) + ")");
+        if (problems_.full()) return problems_.add({});  // counted; describing it (excerpt) is not free
+        add(std::string(path) + ": " + what + " (" + excerpt(value) + ")");
     }
     const Json* require(std::string_view path, std::string_view type) {
         const Json* node = root_.at_path(path);
         if (!node) {
-            errors.push_back(std::string(path) + ": missing");
+            add(std::string(path) + ": missing");
             return nullptr;
         }
         if (node->type_name() != type) {
@@ -90,7 +94,8 @@ public:
         if (const auto* s = require(path, "string"); s && non_empty && s->as_string().empty())
             fail(path, "must not be empty", s);
     }
-    // Every string of the document, keys included, is safe text of bounded length.
+    // Every string of the document, keys included, is safe text of bounded length;
+    // every list holds at most kMaxListEntries.
     void strings(const Json& node, const std::string& path) {
         if (node.is_string()) {
             if (!is_safe_text(node.as_string()))
@@ -98,6 +103,11 @@ public:
             else if (node.as_string().size() > kMaxTextBytes)
                 fail(path, "text longer than " + std::to_string(kMaxTextBytes) + " bytes", &node);
         } else if (node.is_array()) {
+            if (node.as_array().size() > kMaxListEntries)
+                return fail(path.empty() ? "(document)" : path,
+                            std::to_string(node.as_array().size()) + " entries, more than the " +
+                                std::to_string(kMaxListEntries) + " any list of a profile holds",
+                            &node);
             for (std::size_t i = 0; i < node.as_array().size(); ++i)
                 strings(node.as_array()[i], path + "[" + std::to_string(i) + "]");
         } else if (node.is_object()) {
@@ -123,14 +133,21 @@ public:
         if (q.rule.power_of_two && !is_power_of_two(v)) fail(path, "must be a power of two", n);
     }
     void quantity(const Quantity& q) {
+        if (!is_section(root_, q.path.substr(0, q.path.rfind('.')))) return;  // named by check_sections
         if (q.shape == Shape::fact) {
             number(std::string(q.path), root_.at_path(q.path), q);
             return;
         }
         // A quantity newer than the probe that wrote the profile is not in it, and
-        // reads as unmeasured (read_quantity): adding one to the list leaves every
-        // stored and cached profile valid.
-        if (!root_.at_path(q.path)) return;
+        // reads as unmeasured (read_quantity): adding one to the list (with its
+        // version in model::kAddedSince) leaves every stored and cached profile
+        // valid. From a probe that writes it, it must be there.
+        if (!root_.at_path(q.path)) {
+            if (written_by_ && *written_by_ >= first_holding(q))
+                add(std::string(q.path) + ": missing (probe " + string_at(root_, "probe.version") +
+                    " writes every quantity it knows, measured or marked unmeasured with a reason)");
+            return;
+        }
         const Json* node = require(q.path, "object");
         if (!node) return;
         const std::string p(q.path);
@@ -199,14 +216,15 @@ public:
         const auto* p95 = node.find("p95");
         if (p05 && p50 && p95 && p05->is_number() && p50->is_number() && p95->is_number() &&
             !(p05->as_number() <= p50->as_number() && p50->as_number() <= p95->as_number()))
-            errors.push_back(p + ": percentiles out of order (p05 " + excerpt(p05) + ", p50 " + excerpt(p50) + ", p95 " +
-                             excerpt(p95) + ")");
+            add(p + ": percentiles out of order (p05 " + excerpt(p05) + ", p50 " + excerpt(p50) + ", p95 " + excerpt(p95) +
+                ")");
     }
     void carveouts() {
         const Json* rows = root_.at_path("caches.l1.carveouts");
         if (!rows) return;
         if (!rows->is_array()) return fail("caches.l1.carveouts", "expected array", rows);
-        for (std::size_t i = 0; i < rows->as_array().size(); ++i) {
+        if (rows->as_array().size() > kMaxListEntries) return;  // named by strings()
+        for (std::size_t i = 0; i < rows->as_array().size() && !problems_.full(); ++i) {  // the rest: only counted
             const Json& row = rows->as_array()[i];
             const std::string at = "caches.l1.carveouts[" + std::to_string(i) + "]";
             if (!row.is_object()) {
@@ -246,7 +264,7 @@ public:
         if (!require("conditions", "object")) return;
         require("conditions.quiet", "boolean");
         require("conditions.monitor", "string");
-        if (const Json* events = require("conditions.events", "array"))
+        if (const Json* events = require("conditions.events", "array"); events && events->as_array().size() <= kMaxListEntries)
             for (std::size_t i = 0; i < events->as_array().size(); ++i)
                 if (!events->as_array()[i].is_string())
                     fail("conditions.events[" + std::to_string(i) + "]", "expected string", &events->as_array()[i]);
@@ -273,8 +291,7 @@ public:
     }
     void pairs(const std::string& at, const Json* list, double max_first, double max_second, bool ascending) {
         if (!list || !list->is_array()) return fail(at, "expected array", list);
-        if (list->as_array().size() > kMaxCurvePoints)
-            return fail(at, "more than " + std::to_string(kMaxCurvePoints) + " entries", list);
+        if (list->as_array().size() > kMaxListEntries) return;  // named by strings()
         double previous = -1;
         for (std::size_t i = 0; i < list->as_array().size(); ++i) {
             const Json& pair = list->as_array()[i];
@@ -293,6 +310,32 @@ public:
             if (first.is_number()) previous = first.as_number();
         }
     }
+    // The probe that wrote the profile: which quantities it must hold follows from its version.
+    void version() {
+        if (!require("probe", "object")) return;
+        const Json* v = require("probe.version", "string");
+        if (!v) return;
+        written_by_ = parse_version(v->as_string());
+        if (!written_by_) fail("probe.version", "expected a version, three whole numbers such as 1.2.1", v);
+    }
+    const std::optional<ProbeVersion>& written_by() const { return written_by_; }
+    // Which device: its name, uuid and index (a device section of another type is named by check_sections).
+    void device() {
+        if (!is_section(root_, "device")) return;
+        string_field("device.name");
+        string_field("device.uuid");
+        whole("device.index", root_.at_path("device.index"), 0, kMaxDeviceIndex);
+    }
+    // What each measurement was checked against: a list of objects.
+    void cross_checks() {
+        const Json* checks = root_.find("cross_checks");
+        if (!checks) return;
+        if (!checks->is_array()) return fail("cross_checks", "expected array", checks);
+        if (checks->as_array().size() > kMaxListEntries) return;  // named by strings()
+        for (std::size_t i = 0; i < checks->as_array().size() && !problems_.full(); ++i)
+            if (!checks->as_array()[i].is_object())
+                fail("cross_checks[" + std::to_string(i) + "]", "expected object", &checks->as_array()[i]);
+    }
     void whole(const std::string& path, const Json* n, double min, double max) {
         if (!n || !n->is_number() || !is_integer(n->as_number()) || n->as_number() < min || n->as_number() > max)
             fail(path, "expected a whole number in [" + format_number(min) + ", " + format_number(max) + "]", n);
@@ -300,28 +343,53 @@ public:
 
 private:
     const Json& root_;
+    Problems& problems_;
+    const std::string& prefix_;
+    std::optional<ProbeVersion> written_by_;
 };
 
 }  // namespace
 
-std::vector<std::string> validate(const Json& profile) {
-    Validator validator(profile);
-    if (!profile.is_object()) return {"(document): expected a JSON object, got " + std::string(profile.type_name())};
+void Problems::add(std::string problem) {
+    if (full()) ++unlisted_;
+    else listed_.push_back(std::move(problem));
+}
+
+std::vector<std::string> Problems::list() const {
+    auto all = listed_;
+    if (unlisted_)
+        all.push_back("... and " + std::to_string(unlisted_) + " more problems (the first " +
+                      std::to_string(kMaxListedProblems) + " are listed)");
+    return all;
+}
+
+void validate(const Json& profile, Problems& problems, const std::string& prefix) {
+    if (!profile.is_object())
+        return problems.add(prefix + "(document): expected a JSON object, got " + std::string(profile.type_name()));
+    const std::size_t before = problems.count();
+    Validator validator(profile, problems, prefix);
     if (const auto* schema = validator.require("schema", "string"); schema && schema->as_string() != model::kSchema)
         validator.fail("schema", "unknown schema (this probe reads " + std::string(model::kSchema) + ")", schema);
-    if (!validator.errors.empty()) return validator.errors;  // nothing else is meaningful in another schema
+    if (problems.count() != before) return;  // nothing else is meaningful in another schema
 
     validator.strings(profile, "");
     validator.source();
-    validator.string_field("probe.version");
-    validator.string_field("device.name");
-    validator.string_field("device.uuid");
+    validator.version();
+    check_sections(profile, validator.written_by(), problems, prefix);
+    validator.device();
     for (const auto& q : kQuantities) validator.quantity(q);
     validator.carveouts();
     validator.curve();
     validator.conditions();
-    if (!validator.errors.empty()) return validator.errors;
-    return physical_errors(profile);  // between values that are each valid
+    validator.cross_checks();
+    if (problems.count() != before) return;
+    physical_errors(profile, problems, prefix);  // between values that are each valid
+}
+
+std::vector<std::string> validate(const Json& profile) {
+    Problems problems;
+    validate(profile, problems, "");
+    return problems.list();
 }
 
 RowKernel kernel_of(const Json& row) {

@@ -4,6 +4,7 @@
 // Profiles are input: every field the header or CMake uses is checked for
 // type, range and physical sense, and every string for characters that could
 // turn data into code, before anything is rendered.
+#include "../model/node.hpp"
 #include "../model/quantities.hpp"
 #include "../model/topology.hpp"
 #include "../util/json.hpp"
@@ -26,8 +27,11 @@ inline constexpr std::uintmax_t kMaxProfileBytes = 16u << 20;
 // Every string of a profile, keys included, holds at most this many bytes.
 inline constexpr std::size_t kMaxTextBytes = 4096;
 static_assert(kMaxTextBytes == util::kMaxKeyBytes, "docs/profile-schema.md gives one bound for keys and text");
-// The hierarchy curve keeps at most this many points (a probe writes about 100).
-inline constexpr std::size_t kMaxCurvePoints = 4096;
+// Every list of a profile (the curve's points, the carveout rows, a node's
+// links, ...) holds at most this many entries; a probe writes about 100 of each.
+inline constexpr std::size_t kMaxListEntries = 4096;
+// A device index, in a profile, an engine log or --device: below the most devices one node holds.
+inline constexpr double kMaxDeviceIndex = double(model::kMaxNodeDevices - 1);
 // Shared memory one block may declare, at most, on any GPU CUDA supports (228 KiB
 // on cc 9.0/10.0): a carveout row claiming more is refused.
 inline constexpr double kMaxSharedBytesPerBlock = 256 * 1024;
@@ -53,8 +57,29 @@ struct Value {
 Value read_quantity(const Json& profile, const model::Quantity& quantity);
 Value read_quantity(const Json& profile, std::string_view name);  // throws std::out_of_range for an unknown name
 
-// Every problem found, each as "<field>: <what is wrong> (<value>)".
+// The problems found in a document: the first kMaxListedProblems in full, the
+// rest only counted, so that a file of a million bad entries costs neither the
+// memory nor the screens of a message per entry.
+inline constexpr std::size_t kMaxListedProblems = 50;
+class Problems {
+public:
+    void add(std::string problem);
+    // Whether a further problem is only counted: a caller may then skip describing it.
+    bool full() const { return listed_.size() >= kMaxListedProblems; }
+    std::size_t count() const { return listed_.size() + unlisted_; }
+    // The listed problems, then "... and N more problems" when some were only counted.
+    std::vector<std::string> list() const;
+
+private:
+    std::vector<std::string> listed_;
+    std::size_t unlisted_ = 0;
+};
+
+// Every problem found, each as "<field>: <what is wrong> (<value>)", at most
+// kMaxListedProblems of them and a count of the rest.
 std::vector<std::string> validate(const Json& profile);
+// The same into `problems`, each field named after `prefix` (a node's "devices[1].").
+void validate(const Json& profile, Problems& problems, const std::string& prefix);
 
 class ProfileError : public std::runtime_error {
 public:

@@ -49,7 +49,6 @@ using svg_elements::text;
 // UTF-8 spelled out, as in svg.cpp.
 constexpr std::string_view kArrow = " \xe2\x86\x92 ";  // " → "
 constexpr std::string_view kDash = "\xe2\x80\x94";     // "—"
-constexpr std::string_view kAtLeast = "\xe2\x89\xa5 ";  // "≥ "
 
 constexpr std::string_view kNotMeasured = "not measured";
 
@@ -238,7 +237,7 @@ std::string link_tooltip(std::size_t from, std::size_t to, const LinkReading& li
 
 // --- the devices ------------------------------------------------------------------
 
-using Formatter = std::string (*)(double);
+using svg_elements::Formatter;
 
 std::string format_sm_count(double n) { return count(n); }
 
@@ -256,16 +255,13 @@ const std::array kDeviceColumns{
 };
 constexpr double kIndexX = 16, kNameX = 56, kUuidX = 300;
 
-// What the table shows for a quantity: the value, marked when it is a bound or not vouched for.
-std::string shown(const profile::Value& v, Formatter format) {
-    if (!v.value) return std::string(kNotMeasured);
-    std::string s = (v.lower_bound ? std::string(kAtLeast) : std::string{}) + format(*v.value);
-    if (!v.doubt.empty()) s += " (not vouched)";
-    return s;
+// What the table shows for a quantity.
+std::string shown_in_table(const profile::Value& v, Formatter format) {
+    return svg_elements::shown(v, format, kNotMeasured);
 }
 
 std::string describe(const model::Quantity& q, const profile::Value& v, Formatter format) {
-    std::string s = std::string(q.name) + " (" + std::string(q.label) + "): " + shown(v, format);
+    std::string s = std::string(q.name) + " (" + std::string(q.label) + "): " + shown_in_table(v, format);
     if (!v.value) return s + (v.reason.empty() ? "" : ": " + v.reason);
     if (v.source) s += ", " + std::string(to_string(*v.source));
     if (v.lower_bound && !v.reason.empty()) s += "; a lower bound: " + v.reason;
@@ -289,7 +285,7 @@ void draw_device_value(std::string& out, const DeviceColumn& column, double y, c
     const auto& q = kQuantities[column.id];
     const auto v = profile::read_quantity(device, q);
     if (v.value) {
-        text(out, column.x, y, shown(v, column.format));
+        text(out, column.x, y, shown_in_table(v, column.format));
         return;
     }
     // Its own tooltip: the reason is what a reader hovering "not measured" wants.

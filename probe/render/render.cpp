@@ -406,10 +406,13 @@ std::string render_quantity_docs() {
                std::string(cxx_type(q.type)) + ") | `" + std::string(q.path) + "` | " + std::string(to_string(q.unit)) + " | " +
                rule + " | " + std::string(q.stage) + " | " + std::string(q.label) + " |\n";
     }
-    out += "\n## Relations\n\nChecked whenever both values are known; a profile that breaks one is refused.\n\n";
+    out += "\n## Relations\n\nChecked whenever the values they name are known; a profile that breaks one is refused.\n\n";
     for (const auto& r : model::kRelations)
-        out += "- `" + std::string(r.smaller) + "` " + (r.strict ? "<" : "≤") + " `" + std::string(r.larger) + "`: " +
-               std::string(r.why) + "\n";
+        out += "- `" + std::string(r.smaller) + "` " + (r.strict ? "<" : "≤") + " `" + std::string(r.larger) + "`" +
+               (r.plus.empty() ? "" : " + `" + std::string(r.plus) + "`") + ": " + std::string(r.why) + "\n";
+    for (const auto& d : model::kDifferences)
+        out += "- `" + std::string(d.difference) + "` = `" + std::string(d.minuend) + "` − `" + std::string(d.subtrahend) +
+               "` (within " + util::format_number(d.tolerance) + "): " + std::string(d.why) + "\n";
     return out;
 }
 

@@ -37,13 +37,12 @@ using svg_elements::kMuted;
 using svg_elements::line;
 using svg_elements::open_group;
 using svg_elements::px;
+using svg_elements::Formatter;
 using svg_elements::rect;
+using svg_elements::shown;
 using svg_elements::text;
 using svg_elements::text_width;
 using svg_elements::title;
-
-// UTF-8 spelled out: u8"" literals are char8_t in C++20 and do not mix with std::string.
-constexpr std::string_view kAtLeast = "\xe2\x89\xa5 ";  // "≥ "
 
 // --- the canvas -------------------------------------------------------------------
 
@@ -81,15 +80,6 @@ Reading reading(const Json& root, QuantityId id) {
     return {&kQuantities[id], profile::read_quantity(root, kQuantities[id])};
 }
 
-using Formatter = std::string (*)(double);
-
-// What a label shows: the value, marked when it is a bound or not vouched for.
-std::string shown(const Value& v, Formatter format) {
-    if (!v.value) return "unmeasured";
-    std::string s = (v.lower_bound ? std::string(kAtLeast) : std::string{}) + format(*v.value);
-    if (!v.doubt.empty()) s += " (not vouched)";
-    return s;
-}
 
 // The tooltip: the name, what the probe said about the value, and why.
 std::string describe(const Reading& r, Formatter format) {

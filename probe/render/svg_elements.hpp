@@ -8,6 +8,7 @@
 #include "../util/format.hpp"
 #include "../util/json.hpp"
 #include "../util/text.hpp"
+#include "../profile/profile.hpp"
 #include "svg.hpp"
 
 #include <algorithm>
@@ -23,6 +24,7 @@ namespace gpu_topology::render::svg_elements {
 // UTF-8 spelled out: u8"" literals are char8_t in C++20 and do not mix with std::string.
 inline constexpr std::string_view kDot = " \xc2\xb7 ";         // " · "
 inline constexpr std::string_view kEllipsis = "\xe2\x80\xa6";  // "…"
+inline constexpr std::string_view kAtLeast = "\xe2\x89\xa5 ";  // "≥ "
 
 inline constexpr std::string_view kInk = "#222";
 inline constexpr std::string_view kMuted = "#666";
@@ -96,5 +98,15 @@ inline void open_group(std::string& out, std::string_view css_class, std::string
     out += "\n";
 }
 inline void close_group(std::string& out) { out += "</g>\n"; }
+
+// What a label shows for a value: the number, marked when it is a lower bound
+// or not vouched for; `unmeasured` where there is none.
+using Formatter = std::string (*)(double);
+inline std::string shown(const profile::Value& v, Formatter format, std::string_view unmeasured = "unmeasured") {
+    if (!v.value) return std::string(unmeasured);
+    std::string s = (v.lower_bound ? std::string(kAtLeast) : std::string{}) + format(*v.value);
+    if (!v.doubt.empty()) s += " (not vouched)";
+    return s;
+}
 
 }  // namespace gpu_topology::render::svg_elements

@@ -109,10 +109,10 @@ public:
             for (const auto& field : kFactFields)
                 std::visit([&](auto member) {
                     using T = std::remove_reference_t<decltype(log_.facts.*member)>;
-                    log_.facts.*member = fields.number<T>(field.name, 0);
+                    const double max = std::min(field.range.max, double(std::numeric_limits<T>::max()));
+                    log_.facts.*member = fields.number<T>(field.name, static_cast<T>(field.range.min), static_cast<T>(max));
                 }, field.member);
             fields.end();
-            if (log_.facts.sm_count < 1) fields.fail("sm_count must be at least 1");
         } else if (word == "name" || word == "uuid") {
             const std::string text(fields.rest());
             if (text.empty() || !util::is_safe_text(text) || text.size() > profile::kMaxTextBytes)
@@ -122,17 +122,28 @@ public:
         } else if (word == "buffer") {
             log_.buffer_bytes = fields.number<std::size_t>("buffer bytes", 1);
             fields.end();
+            buffer_line_ = number;
         } else {
             for (std::size_t i = 0; i < load_paths_; ++i) log_.capacities.push_back(fields.number<std::size_t>("capacity"));
             fields.end();
+            capacities_line_ = number;
         }
         return true;
     }
-    // Every header line was there.
+    // Every header line was there, and the buffer and the rings fit the device's memory.
     void complete(std::size_t last_line) const {
         if (!std::all_of(seen_.begin(), seen_.end(), [](int n) { return n == 1; }))
             throw ReplayError(where(last_line) + ": the log lacks one of its header lines (facts, name, uuid, buffer, "
                                                  "capacities)");
+        const auto memory = static_cast<std::uint64_t>(log_.facts.global_bytes);
+        const std::string of_memory = " bytes of device memory (facts: global_bytes)";
+        if (log_.buffer_bytes > memory)
+            throw ReplayError(where(buffer_line_) + ": buffer bytes must be at most the " + std::to_string(memory) +
+                              of_memory + ", got '" + std::to_string(log_.buffer_bytes) + "'");
+        for (const auto capacity : log_.capacities)
+            if (capacity > memory)
+                throw ReplayError(where(capacities_line_) + ": capacity must be at most the " + std::to_string(memory) +
+                                  of_memory + ", got '" + std::to_string(capacity) + "'");
     }
 
 private:
@@ -141,6 +152,7 @@ private:
     EngineLog& log_;
     std::size_t load_paths_;
     std::array<int, 5> seen_{};
+    std::size_t buffer_line_ = 0, capacities_line_ = 0;
 };
 
 const CallKind* call_kind(std::string_view request) {
@@ -178,6 +190,7 @@ EngineLog read_engine_log(const std::filesystem::path& file, std::size_t load_pa
         const std::string_view line = rest.substr(0, newline);
         rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
         ++number;
+        if (!line.empty() && line.back() == '\r') fail("the line ends in CR (Windows line endings): an engine log's lines end in LF");
         if (number == 1) {
             if (line != kEngineLogMagic)
                 fail("not an engine log: the first line must be '" + std::string(kEngineLogMagic) + "'");

@@ -16,6 +16,8 @@
 // every count within what the request asked), and every error names
 // `file:line` and what was expected there.
 #include "../kernels/device_facts.hpp"
+#include "../model/quantities.hpp"
+#include "../profile/profile.hpp"
 
 #include <array>
 #include <charconv>
@@ -47,31 +49,40 @@ inline constexpr std::uintmax_t kMaxEngineLogBytes = 256u << 20;
 
 // The facts line, one entry per field in the order it is written; the
 // recorder and the reader both go by this list, so a new fact is one entry.
+// Each is read within the range any GPU CUDA supports has: the rule of the
+// quantity it becomes (model/quantities.hpp), or its own.
 using FactMember = std::variant<int DeviceFacts::*, std::int64_t DeviceFacts::*>;
 struct FactField {
     std::string_view name;
     FactMember member;
+    model::Rule range;
 };
+// consteval: a misspelt name does not compile (model::id).
+consteval model::Rule rule_of(std::string_view quantity) { return model::kQuantities[model::id(quantity)].rule; }
+inline constexpr model::Rule kDeviceIndex{0, profile::kMaxDeviceIndex};
+// CUDA versions as the runtime reports them: 1000 x major + 10 x minor (13.0 is 13000).
+inline constexpr model::Rule kCudaVersion{1000, 999999};
 inline constexpr std::array<FactField, 18> kFactFields{{
-    {"index", &DeviceFacts::index},
-    {"cc_major", &DeviceFacts::cc_major},
-    {"cc_minor", &DeviceFacts::cc_minor},
-    {"sm_count", &DeviceFacts::sm_count},
-    {"driver_version", &DeviceFacts::driver_version},
-    {"runtime_version", &DeviceFacts::runtime_version},
-    {"sm_clock_max_khz", &DeviceFacts::sm_clock_max_khz},
-    {"l2_bytes", &DeviceFacts::l2_bytes},
-    {"persisting_l2_max_bytes", &DeviceFacts::persisting_l2_max_bytes},
-    {"shared_per_sm_bytes", &DeviceFacts::shared_per_sm_bytes},
-    {"shared_per_block_bytes", &DeviceFacts::shared_per_block_bytes},
-    {"shared_per_block_optin_bytes", &DeviceFacts::shared_per_block_optin_bytes},
-    {"reserved_shared_per_block_bytes", &DeviceFacts::reserved_shared_per_block_bytes},
-    {"constant_bytes", &DeviceFacts::constant_bytes},
-    {"global_bytes", &DeviceFacts::global_bytes},
-    {"max_threads_per_sm", &DeviceFacts::max_threads_per_sm},
-    {"max_blocks_per_sm", &DeviceFacts::max_blocks_per_sm},
-    {"registers_per_sm", &DeviceFacts::registers_per_sm},
+    {"index", &DeviceFacts::index, kDeviceIndex},
+    {"cc_major", &DeviceFacts::cc_major, rule_of("CC_MAJOR")},
+    {"cc_minor", &DeviceFacts::cc_minor, rule_of("CC_MINOR")},
+    {"sm_count", &DeviceFacts::sm_count, rule_of("SM_COUNT")},
+    {"driver_version", &DeviceFacts::driver_version, kCudaVersion},
+    {"runtime_version", &DeviceFacts::runtime_version, kCudaVersion},
+    {"sm_clock_max_khz", &DeviceFacts::sm_clock_max_khz, rule_of("SM_CLOCK_MAX_KHZ")},
+    {"l2_bytes", &DeviceFacts::l2_bytes, rule_of("L2_SIZE_BYTES")},
+    {"persisting_l2_max_bytes", &DeviceFacts::persisting_l2_max_bytes, rule_of("L2_PERSISTING_MAX_BYTES")},
+    {"shared_per_sm_bytes", &DeviceFacts::shared_per_sm_bytes, rule_of("SHARED_SIZE_PER_SM_BYTES")},
+    {"shared_per_block_bytes", &DeviceFacts::shared_per_block_bytes, model::kSharedBytes},
+    {"shared_per_block_optin_bytes", &DeviceFacts::shared_per_block_optin_bytes, rule_of("SHARED_PER_BLOCK_OPTIN_BYTES")},
+    {"reserved_shared_per_block_bytes", &DeviceFacts::reserved_shared_per_block_bytes, rule_of("SHARED_RESERVED_PER_BLOCK_BYTES")},
+    {"constant_bytes", &DeviceFacts::constant_bytes, rule_of("CONSTANT_SIZE_BYTES")},
+    {"global_bytes", &DeviceFacts::global_bytes, rule_of("DRAM_SIZE_BYTES")},
+    {"max_threads_per_sm", &DeviceFacts::max_threads_per_sm, rule_of("MAX_THREADS_PER_SM")},
+    {"max_blocks_per_sm", &DeviceFacts::max_blocks_per_sm, rule_of("MAX_BLOCKS_PER_SM")},
+    {"registers_per_sm", &DeviceFacts::registers_per_sm, rule_of("REGISTERS_PER_SM")},
 }};
+
 
 // The calls of kernels::Engine a log holds: the first word of the request and
 // the first word of its answer ("": the call answers nothing).
@@ -101,8 +112,8 @@ struct LoggedCall {
 };
 struct EngineLog {
     DeviceFacts facts;
-    std::size_t buffer_bytes = 0;
-    std::vector<std::size_t> capacities;  // one per load path
+    std::size_t buffer_bytes = 0;         // at most the device's memory (facts.global_bytes)
+    std::vector<std::size_t> capacities;  // one per load path, each at most the device's memory
     std::vector<LoggedCall> calls;
 };
 

@@ -61,7 +61,7 @@ LatencyAnswer measure_latency(SweepRunner& runner, SweepSpec spec, std::uint64_t
 // bytes over the extra time: the first pass, which fills L1 from L2, and the
 // ramp of blocks cancel. Plain kernels measured that way reached about 126 of
 // the 128 bytes an SM's L1 or shared memory can deliver per cycle
-// (bench/user_kernels.cu, docs/measurements/2026-11-23-user-kernels.md).
+// (bench/user_kernels.cu, docs/records/bandwidth.md).
 struct BandwidthAnswer {
     std::vector<double> bytes_per_s;  // one per repeat
     double median = 0;

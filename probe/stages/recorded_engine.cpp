@@ -1,5 +1,6 @@
 #include "recorded_engine.hpp"
 
+#include "../util/atomic_file.hpp"
 #include "../util/text.hpp"
 
 #include <algorithm>
@@ -105,7 +106,9 @@ constexpr double kMaxSeconds = 3600;
 // --- recording ------------------------------------------------------------------
 
 RecordingEngine::RecordingEngine(kernels::Engine& inner, const DeviceFacts& f, const std::filesystem::path& file)
-    : inner_(inner), out_(file), file_(file) {
+    : inner_(inner), file_(file) {
+    util::check_writable(file);  // written as the probe goes, but over regular files only, like every output
+    out_.open(file);
     if (!out_) throw std::runtime_error(file.string() + ": cannot write the engine log");
     out_ << kEngineLogMagic << "\n" << facts_line(f) << "\n";
     out_ << "name " << f.name << "\nuuid " << f.uuid << "\n";
@@ -273,16 +276,17 @@ double ReplayEngine::seconds(const LoggedCall& call) const {
     return s;
 }
 
-// "ring <encoding> <offset> <first byte> <elements> <stride> <address order>".
-Ring ReplayEngine::ring(const LoggedCall& call) const {
+// "ring <encoding> <offset> <first byte> <elements> <stride> <address order>":
+// the elements and the stride the call asked for (the engines link exactly those).
+Ring ReplayEngine::ring(const LoggedCall& call, std::uint32_t elements, std::uint32_t stride_bytes) const {
     auto in = fields(call);
     in.expect_word("ring");
     Ring r;
     r.encoding = static_cast<kernels::RingEncoding>(in.number<std::uint32_t>("ring encoding", 0, kRingEncodings - 1));
     r.offset = in.number<std::size_t>("ring offset", 0, log_.buffer_bytes);
     r.first_byte = in.number<std::size_t>("first byte", 0, log_.buffer_bytes);
-    r.elements = in.number<std::uint32_t>("elements");
-    r.stride_bytes = in.number<std::uint32_t>("stride bytes");
+    r.elements = in.number<std::uint32_t>("elements", elements, elements);
+    r.stride_bytes = in.number<std::uint32_t>("stride bytes", stride_bytes, stride_bytes);
     r.address_order = in.number<std::uint32_t>("address order (0 or 1)", 0, 1) != 0;
     in.end();
     return r;
@@ -296,13 +300,15 @@ std::size_t ReplayEngine::ring_capacity(LoadPath path) const {
 
 Ring ReplayEngine::link_sequential(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride) {
     return ring(answer("link " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) + " " +
-                       std::to_string(elements) + " " + std::to_string(stride)));
+                       std::to_string(elements) + " " + std::to_string(stride)),
+                elements, stride);
 }
 
 Ring ReplayEngine::link_random(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
                                std::uint64_t seed) {
     return ring(answer("link_random " + std::string(kernels::to_string(path)) + " " + std::to_string(offset) + " " +
-                       std::to_string(elements) + " " + std::to_string(stride) + " " + std::to_string(seed)));
+                       std::to_string(elements) + " " + std::to_string(stride) + " " + std::to_string(seed)),
+                elements, stride);
 }
 
 ChaseResult ReplayEngine::chase(const ChaseRequest& request) {

@@ -99,7 +99,7 @@ private:
     LogFields fields(const LoggedCall& call) const;
     kernels::ChaseResult result(const LoggedCall& call, std::size_t samples) const;
     double seconds(const LoggedCall& call) const;
-    kernels::Ring ring(const LoggedCall& call) const;
+    kernels::Ring ring(const LoggedCall& call, std::uint32_t elements, std::uint32_t stride_bytes) const;
 
     std::filesystem::path file_;
     Matching matching_;

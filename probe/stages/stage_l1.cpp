@@ -34,7 +34,7 @@ struct TableKernel {
 // split moves in steps at small preferences, so they are dense below 10 %.
 // Then kernels without shared memory, and with 8, 32 and 96 KiB of dynamic
 // shared memory, the sizes tiling kernels declare, whose steps lie further up
-// (none between 0 and 10 % on the H100: bench/user_kernels.cu, run 33).
+// (none between 0 and 10 % on the H100: bench/user_kernels.cu, docs/l1-effective-capacity.md).
 // Launch shapes, the largest first: 1024 threads (two blocks fill an SM), 256,
 // and 32 (an SM may hold the most blocks, each with its reserved shared memory);
 // kernels with kilobytes of shared memory are measured in the shapes tiling

@@ -165,7 +165,7 @@ void run_bandwidths(ProbeContext& ctx) {
     // Each block re-reads its own share, 1-2 blocks of 256-1024 threads an SM, four
     // 16-byte loads in flight a thread; two blocks' shares fit L1 (and shared
     // memory) together. 8 GiB a run: a quarter of a millisecond at these rates.
-    // (Plain kernels' best on the H100, run 34: 1024 threads, one block an SM.)
+    // (The best plain L1 kernel on the H100: 1024 threads, one block an SM; docs/records/bandwidth.md.)
     const auto rereads = [&](ReadPattern pattern, CacheOp op) {
         std::vector<ReadRequest> variants;
         struct Shape {

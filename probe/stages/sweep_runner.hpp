@@ -29,7 +29,7 @@ std::string_view to_string(Order order);
 //           rings are measured exactly as in the careful pace: they cost little, and they are
 //           where L1 is sized, whose split under the default carveout the driver chooses by the
 //           block's size (a 512-thread filling block gets a larger L1).
-//           docs/measurements/2026-11-22-h200-speed.md compares the two paces.
+//           docs/records/probe.md compares the two paces.
 enum class Pace { fast, careful };
 inline constexpr std::uint32_t kTimedWindow = 16384;
 

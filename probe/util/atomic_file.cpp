@@ -24,26 +24,54 @@ namespace fs = std::filesystem;
     throw std::runtime_error(file.string() + ": " + what + ": " + std::strerror(error));
 }
 
-// The regular file a write should replace: `target` itself, or what a symbolic
-// link at `target` points to (written through, so the link stays). Anything
-// else (a device, a pipe, a directory) is refused: replacing it by a file would
-// lose what it was, and reading it could block or never end.
-fs::path writable_target(const fs::path& target) {
+// Whether the regular file `file` may be replaced: only what the user could
+// write in place. A file without any write permission (0444) is read-only for
+// root too, and a file the user may not write (another's) is not theirs to
+// replace, though the directory would let a rename do it.
+void refuse_read_only(const fs::path& requested, const fs::path& file) {
+    struct stat status {};
+    if (::stat(file.c_str(), &status) != 0) return;  // gone meanwhile: a new file
+    if ((status.st_mode & 0222) != 0 && ::access(file.c_str(), W_OK) == 0) return;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.st_mode & 07777));
+    throw std::runtime_error(requested.string() + ": refusing to replace a file this user may not write (mode " + mode +
+                             ", owner uid " + std::to_string(status.st_uid) + "): make it writable or remove it first");
+}
+
+// The regular file a write should replace: `target` itself, or the existing
+// regular file a symbolic link at `target` points to (written through, so the
+// link stays); a new file where nothing is. Anything else is refused: a
+// device, a pipe or a directory (replacing it by a file would lose what it
+// was, and reading it could block or never end), a link that points to
+// nothing (it would create a file wherever the link says) or to anything but
+// a regular file. (refuse_read_only judges the file it finds.)
+fs::path resolved_target(const fs::path& target) {
+    // "out/" names a directory: no file may be made of it (a write would create the directory, then fail).
+    if (!target.has_filename())
+        throw std::runtime_error(target.string() + ": refusing to write: the path names a directory, not a file");
     std::error_code error;
     const auto link = fs::symlink_status(target, error);
     if (error || !fs::exists(link)) return target;  // a new file
     fs::path resolved = target;
     if (fs::is_symlink(link)) {
-        resolved = fs::weakly_canonical(target, error);
-        if (error) throw std::runtime_error(target.string() + ": cannot resolve the symbolic link: " + error.message());
-        const auto pointed = fs::status(resolved, error);
-        if (!error && fs::exists(pointed) && !fs::is_regular_file(pointed))
+        const auto pointed = fs::status(target, error);
+        if (error || !fs::exists(pointed))
+            throw std::runtime_error(target.string() + ": refusing to write through a symbolic link to nothing (" +
+                                     fs::read_symlink(target, error).string() + "): remove it, or create its file first");
+        if (!fs::is_regular_file(pointed))
             throw std::runtime_error(target.string() + ": refusing to write: the link points to something that is "
-                                                       "not a regular file (" + resolved.string() + ")");
-        return resolved;
-    }
-    if (!fs::is_regular_file(link))
+                                                       "not a regular file (" + fs::read_symlink(target, error).string() + ")");
+        resolved = fs::canonical(target, error);
+        if (error) throw std::runtime_error(target.string() + ": cannot resolve the symbolic link: " + error.message());
+    } else if (!fs::is_regular_file(link)) {
         throw std::runtime_error(target.string() + ": refusing to write: it exists and is not a regular file");
+    }
+    return resolved;
+}
+
+fs::path writable_target(const fs::path& target) {
+    const auto resolved = resolved_target(target);
+    refuse_read_only(target, resolved);
     return resolved;
 }
 
@@ -134,7 +162,7 @@ public:
     const fs::path& target() const { return target_; }
 
 private:
-    // The replaced file's permission bits (a 0444 header stays read-only); a new one keeps 0666 less the umask.
+    // The replaced file's permission bits (a 0640 header stays 0640); a new one keeps 0666 less the umask.
     void keep_mode(int fd) const {
         struct stat existing {};
         if (::stat(target_.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
@@ -160,11 +188,14 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
 }
 
 bool write_file_if_changed(const std::filesystem::path& requested, std::string_view content) {
-    const fs::path target = writable_target(requested);
-    if (holds(target, content)) return false;
+    const fs::path target = resolved_target(requested);
+    if (holds(target, content)) return false;  // a read-only file that already says it is left alone
+    refuse_read_only(requested, target);
     Temporary(target, content).publish();
     return true;
 }
+
+void check_writable(const std::filesystem::path& target) { (void)writable_target(target); }
 
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
     struct stat first {}, second {};
@@ -190,12 +221,16 @@ void OutputFiles::write(const std::filesystem::path& target, std::string content
 std::vector<std::filesystem::path> OutputFiles::commit() {
     // Every target is checked before anything is written, every file complete before any is renamed.
     std::vector<fs::path> targets;
-    for (const auto& o : outputs_) targets.push_back(writable_target(o.target));
+    std::vector<bool> unchanged;
+    for (const auto& o : outputs_) {
+        targets.push_back(resolved_target(o.target));
+        unchanged.push_back(o.only_if_changed && holds(targets.back(), o.content));
+        if (!unchanged.back()) refuse_read_only(o.target, targets.back());
+    }
     std::vector<Temporary> staged;
     staged.reserve(outputs_.size());
     for (std::size_t i = 0; i < outputs_.size(); ++i)
-        if (!outputs_[i].only_if_changed || !holds(targets[i], outputs_[i].content))
-            staged.emplace_back(targets[i], outputs_[i].content);
+        if (!unchanged[i]) staged.emplace_back(targets[i], outputs_[i].content);
     std::vector<fs::path> replaced;
     for (auto& file : staged) {
         try {

@@ -17,10 +17,14 @@
 // (gpu-topology-probe ignores SIGXFSZ, so a file-size limit is a write error
 // that cleans up, not a kill.)
 //
-// Only regular files are written. A symbolic link at the target is written
-// through (the file it points to is replaced, the link stays); any other
-// existing target that is not a regular file (a device, a pipe, a directory)
-// is refused with an error, and nothing is ever read from it.
+// Only regular files are replaced, and only those the user could write in
+// place: a read-only file (no write permission, 0444, whoever runs the probe)
+// or one the user may not write is refused, although its directory would let
+// a rename replace it. A symbolic link at the target is written through to
+// the existing regular file it points to (that file is replaced, the link
+// stays); a link to nothing or to anything else, and any other existing
+// target that is not a regular file (a device, a pipe, a directory), is
+// refused with an error, and nothing is ever read from it.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -34,6 +38,11 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
 // the content is unchanged, so dependent targets are not rebuilt needlessly.
 // Returns whether the file was written.
 bool write_file_if_changed(const std::filesystem::path& target, std::string_view content);
+
+// Throws std::runtime_error naming `target` unless the rule above lets it be
+// written: nothing there, a regular file the user could write, or a link to
+// one. For a file written as it goes rather than atomically (an engine log).
+void check_writable(const std::filesystem::path& target);
 
 // Whether two paths name one file: by identity (device and inode) where both
 // exist, by their normalized absolute paths (symbolic links in the existing

@@ -37,7 +37,10 @@ std::string read_input_file(const std::filesystem::path& file, std::uintmax_t ma
         if (n == 0) break;
         got += static_cast<std::size_t>(n);
     }
-    if (got > size) too_large(got);
+    // More bytes than the file had when opened: it grew, or it is a /proc or /sys file, whose size says nothing.
+    if (got > size)
+        fail("holds more than the " + std::to_string(size) + " bytes its size says (a file that grows, or of /proc or "
+             "/sys): not a stable regular file");
     text.resize(got);
     return text;
 }

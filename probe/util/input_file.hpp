@@ -3,7 +3,8 @@
 // files, of bounded size. The file is opened without blocking (O_NONBLOCK) and
 // judged by its open descriptor (fstat), so a FIFO, a device such as /dev/zero
 // or a directory is refused before a byte is read, even one swapped in after a
-// look at the path, and a file that grows while it is read is refused too.
+// look at the path, and a file that grows while it is read (or a /proc file,
+// whose size is 0 whatever it holds) is refused too.
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>

@@ -3,6 +3,7 @@
 #include "text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -59,7 +60,7 @@ Json& Json::path_to(std::string_view dotted) {
 
 std::string excerpt(const Json* value) {
     if (!value) return "absent";
-    return printable(value->dump(-1), 57);
+    return printable(value->dump_prefix(64), 57);
 }
 
 std::string string_at(const Json& root, std::string_view path) {
@@ -134,6 +135,22 @@ private:
                                        text_[pos_] == '\t'))
             ++pos_;
     }
+    // What stands at the current position, for an error: "'x'", or "the end of the input".
+    std::string found() const {
+        if (pos_ >= text_.size()) return "the end of the input";
+        const std::size_t length = std::max<std::size_t>(decode_utf8(text_.substr(pos_)).length, 1);
+        const auto c = decode_utf8(text_.substr(pos_, length));
+        return "'" + printable(text_.substr(pos_, length)) + "'" +
+               (c.length == 0 ? " (not UTF-8)" : is_control(c.code) ? " (a control character)" : "");
+    }
+    // The word at the current position (letters, digits and what numbers hold), for an error.
+    std::string word_at(std::size_t start) const {
+        std::size_t end = start;
+        while (end < text_.size() && end - start < 40 &&
+               (std::isalnum(static_cast<unsigned char>(text_[end])) || std::string_view("+-._").find(text_[end]) != std::string_view::npos))
+            ++end;
+        return std::string(text_.substr(start, end - start));
+    }
     bool consume(std::string_view word) {
         if (text_.substr(pos_, word.size()) != word) return false;
         pos_ += word.size();
@@ -141,6 +158,7 @@ private:
     }
     Json parse_value(int depth) {
         if (depth > 64) fail("nesting deeper than 64 levels");
+        if (++values_ > kMaxValues) fail("more than " + std::to_string(kMaxValues) + " values: larger than any profile");
         skip_space();
         if (pos_ >= text_.size()) fail("unexpected end of input (truncated file?)");
         const char c = text_[pos_];
@@ -151,8 +169,18 @@ private:
         if (consume("false")) return Json(false);
         if (consume("null")) return Json(nullptr);
         if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
-        const std::size_t length = std::max<std::size_t>(decode_utf8(text_.substr(pos_)).length, 1);
-        fail("unexpected character '" + printable(text_.substr(pos_, length)) + "'");
+        if (c == '+' || c == '.') {
+            const std::string word = word_at(pos_);
+            fail("malformed number '" + printable(word, 40) + "': " +
+                 (c == '+' ? "a JSON number has no leading '+'" : "a JSON number has a digit before its decimal point"));
+        }
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+            const std::string word = word_at(pos_);
+            fail("unexpected '" + printable(word, 40) + "': not a JSON value (an object, array, string, number, true, "
+                 "false or null" + (word == "NaN" || word == "Infinity" || word == "nan" || word == "inf"
+                                        ? "; JSON has no NaN or Infinity)" : ")"));
+        }
+        fail("unexpected character " + found());
     }
     // The JSON grammar (RFC 8259, section 6): -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
     // from_chars alone would take "0132", "132." and "-.0"; a number the grammar
@@ -166,10 +194,7 @@ private:
             return pos_ > first;
         };
         const auto malformed = [&](const char* what) {
-            std::size_t end = pos_;
-            while (end < text_.size() && std::string_view("+-0123456789.eE").find(text_[end]) != std::string_view::npos)
-                ++end;
-            const std::string number(text_.substr(start, end - start));
+            const std::string number = word_at(start);
             pos_ = start;
             fail("malformed number '" + printable(number, 40) + "': " + what);
         };
@@ -189,6 +214,11 @@ private:
             if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
             if (!digits()) malformed("expected a digit in the exponent");
         }
+        // "0x1F", "1.2.3", "12abc": a number runs into more of what is no number.
+        if (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                    text_[pos_] == '_'))
+            malformed(text_[pos_] == 'x' || text_[pos_] == 'X' ? "hexadecimal is not JSON: numbers are decimal"
+                                                               : "more than a number (JSON numbers are decimal digits)");
         double value = 0;
         const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
         if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
@@ -270,7 +300,7 @@ private:
             array.push_back(parse_value(depth + 1));
             skip_space();
             if (consume("]")) return array;
-            if (!consume(",")) fail("expected ',' or ']' in array");
+            if (!consume(",")) fail("expected ',' or ']' in array, got " + found());
         }
     }
     Json parse_object(int depth) {
@@ -281,7 +311,9 @@ private:
         if (consume("}")) return Json(std::move(members));
         while (true) {
             skip_space();
-            if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a quoted key");
+            if (pos_ >= text_.size() || text_[pos_] != '"')
+                fail("expected a quoted key, got " + found() +
+                     (pos_ < text_.size() && text_[pos_] == '}' ? " (JSON allows no comma before '}')" : ""));
             const std::size_t key_start = pos_;
             std::string key = parse_string();
             if (key.size() > kMaxKeyBytes) {
@@ -290,23 +322,25 @@ private:
             }
             if (!keys.insert(key).second) fail("duplicate key \"" + printable(key) + "\"");
             skip_space();
-            if (!consume(":")) fail("expected ':' after key \"" + printable(key) + "\"");
+            if (!consume(":")) fail("expected ':' after key \"" + printable(key) + "\", got " + found());
             Json value = parse_value(depth + 1);
             members.emplace_back(std::move(key), std::move(value));
             skip_space();
             if (consume("}")) return Json(std::move(members));
-            if (!consume(",")) fail("expected ',' or '}' in object");
+            if (!consume(",")) fail("expected ',' or '}' in object, got " + found());
         }
     }
 
     std::string_view text_;
     std::string_view source_;
     std::size_t pos_ = 0;
+    std::size_t values_ = 0;
 };
 
 }  // namespace
 
-void Json::dump_to(std::string& out, int indent, int depth) const {
+void Json::dump_to(std::string& out, int indent, int depth, std::size_t limit) const {
+    if (out.size() >= limit) return;
     const auto newline = [&](int d) {
         if (indent < 0) return;
         out += '\n';
@@ -323,12 +357,14 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
                 out += "[]";
                 break;
             }
-            const bool scalars = std::all_of(a.begin(), a.end(), [](const Json& v) { return !v.is_array() && !v.is_object(); });
+            const bool scalars = indent < 0 || std::all_of(a.begin(), a.end(), [](const Json& v) {
+                                     return !v.is_array() && !v.is_object();
+                                 });
             out += '[';
-            for (std::size_t i = 0; i < a.size(); ++i) {
+            for (std::size_t i = 0; i < a.size() && out.size() < limit; ++i) {
                 if (i) out += scalars || indent < 0 ? (indent < 0 ? "," : ", ") : ",";
                 if (!scalars) newline(depth + 1);
-                a[i].dump_to(out, indent, depth + 1);
+                a[i].dump_to(out, indent, depth + 1, limit);
             }
             if (!scalars) newline(depth);
             out += ']';
@@ -341,12 +377,12 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
                 break;
             }
             out += '{';
-            for (std::size_t i = 0; i < o.size(); ++i) {
+            for (std::size_t i = 0; i < o.size() && out.size() < limit; ++i) {
                 if (i) out += ',';
                 newline(depth + 1);
                 escape(out, o[i].first);
                 out += indent < 0 ? ":" : ": ";
-                o[i].second.dump_to(out, indent, depth + 1);
+                o[i].second.dump_to(out, indent, depth + 1, limit);
             }
             newline(depth);
             out += '}';
@@ -356,9 +392,15 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
 
 std::string Json::dump(int indent) const {
     std::string out;
-    dump_to(out, indent, 0);
+    dump_to(out, indent, 0, std::string::npos);
     if (indent >= 0) out += '\n';
     return out;
+}
+
+std::string Json::dump_prefix(std::size_t max_bytes) const {
+    std::string out;
+    dump_to(out, -1, 0, max_bytes);
+    return out.size() > max_bytes ? out.substr(0, max_bytes) : out;
 }
 
 Json Json::parse(std::string_view text, std::string_view source) {

@@ -17,6 +17,10 @@ namespace gpu_topology::util {
 // Keys longer than this are refused while parsing (a profile's keys are short
 // names; docs/profile-schema.md promises the bound for every string).
 inline constexpr std::size_t kMaxKeyBytes = 4096;
+// A document holds at most this many values (a profile about 2000, a node of
+// 64 devices about 100 000): parsing stops there, so a file of small values
+// (16 MiB of "0,") cannot take twenty times its size in memory.
+inline constexpr std::size_t kMaxValues = 1 << 20;
 
 class JsonError : public std::runtime_error {
 public:
@@ -71,15 +75,18 @@ public:
 
     // `indent` < 0: compact. Numbers that are whole print without a fraction.
     std::string dump(int indent = 2) const;
+    // Compact JSON, cut once it reaches `max_bytes`: the start of a value of any size, in time of that size.
+    std::string dump_prefix(std::size_t max_bytes) const;
     // Throws JsonError "<source>:<line>:<column>: <what>". A leading UTF-8 byte
     // order mark is skipped. Linear in the size of the text. Strict: RFC 8259
     // numbers only (no "0132", "132.", "-.0"; 1e400 is out of range), strings of
     // well-formed UTF-8 whose \u surrogate pairs decode to one code point,
-    // keys of at most kMaxKeyBytes; what an error quotes is escaped (text.hpp).
+    // keys of at most kMaxKeyBytes, at most kMaxValues values, nested at most 64
+    // deep; what an error quotes is escaped (text.hpp).
     static Json parse(std::string_view text, std::string_view source = "<json>");
 
 private:
-    void dump_to(std::string& out, int indent, int depth) const;
+    void dump_to(std::string& out, int indent, int depth, std::size_t limit) const;
     std::variant<std::nullptr_t, bool, double, std::string, Array, Object> value_;
 };
 
@@ -89,7 +96,8 @@ std::string format_number(double value);
 std::string string_at(const Json& root, std::string_view path);
 
 // A value as an error message quotes it: compact JSON cut to about 60 bytes,
-// control characters escaped (util::printable), or "absent".
+// control characters escaped (util::printable), or "absent". Its cost does not
+// grow with the size of the value.
 std::string excerpt(const Json* value);
 
 }  // namespace gpu_topology::util

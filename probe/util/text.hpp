@@ -27,12 +27,13 @@ Utf8Char decode_utf8(std::string_view text);
 void append_utf8(std::string& out, char32_t code);
 
 // Whether `code` is a control character: C0, DEL or C1 (U+0080..U+009F, which
-// terminals also obey: U+009B starts a control sequence), or a bidirectional
+// terminals also obey: U+009B starts a control sequence), a bidirectional
 // formatting character, which reorders what a reader sees of a header, a CMake
-// script or a message ("Trojan Source", CVE-2021-42574).
+// script or a message ("Trojan Source", CVE-2021-42574), or U+FEFF, a byte
+// order mark inside text, which shows as nothing.
 constexpr bool is_control(char32_t code) {
     return code < 0x20 || (code >= 0x7f && code < 0xa0) || code == 0x61c || code == 0x200e || code == 0x200f ||
-           (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+           (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code == 0xfeff;
 }
 
 // True when `text` is well-formed UTF-8 without control characters: safe to

@@ -115,6 +115,85 @@ TEST(EngineLog, NumbersAreReadStrictlyAndNamedByLine) {
     }
 }
 
+// Values no GPU has (issue 34): each fact within the rule of the quantity it
+// becomes (model/quantities.hpp), the buffer and the rings within the device's
+// memory, a ring of the elements and stride the call asked for.
+TEST(EngineLog, ImpossibleValuesAreRefusedByLine) {
+    const std::string facts = "facts 0 9 0 132 13000 13000 1980000 62914560 39321600 233472 49152 232448 1024 65536 "
+                              "150109880320 2048 32 65536";
+    const auto with_fact = [&](std::size_t field, const std::string& value) {
+        std::vector<std::string> words;
+        std::size_t start = 0;
+        for (std::size_t space; (space = facts.find(' ', start)) != std::string::npos; start = space + 1)
+            words.push_back(facts.substr(start, space - start));
+        words.push_back(facts.substr(start));
+        words.at(field + 1) = value;
+        std::string line;
+        for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
+        return line;
+    };
+    struct Case {
+        std::string prefix, replacement, expected;
+    };
+    const std::vector<Case> cases{
+        {"buffer ", "buffer 18446744073709551615",
+         "buffer bytes must be at most the 150109880320 bytes of device memory (facts: global_bytes), got "
+         "'18446744073709551615'"},
+        {"buffer ", "buffer -1", "expected buffer bytes (a whole number), got '-1'"},
+        {"buffer ", "buffer 0", "buffer bytes must lie in [1, "},
+        {"facts ", with_fact(0, "2147483647"), "index must lie in [0, 63], got '2147483647'"},
+        {"facts ", with_fact(1, "99"), "cc_major must lie in [5, 12], got '99'"},
+        {"facts ", with_fact(3, "0"), "sm_count must lie in [1, 1024], got '0'"},
+        {"facts ", with_fact(4, "7"), "driver_version must lie in [1000, 999999], got '7'"},
+        {"facts ", with_fact(7, "9223372036854775807"), "l2_bytes must lie in [65536, 1073741824]"},
+        {"facts ", with_fact(14, "1"), "global_bytes must lie in [67108864, 4398046511104], got '1'"},
+        {"facts ", with_fact(15, "-2048"), "max_threads_per_sm must lie in [512, 4096], got '-2048'"},
+        {"capacities ", "capacities 0 1610612736 1610612736 1610612736 18446744073709551615 65536 232432",
+         "capacity must be at most the 150109880320 bytes of device memory"},
+        {"< ring ", "< ring 0 0 0 4294967295 128 1", "elements must be "},
+        {"< ring ", "< ring 0 -5 0 1 1 1", "expected ring offset (a whole number), got '-5'"},
+        {"< ring ", "< ring 0 99999999999 0 1 1 1", "ring offset must lie in [0, 1610612736]"},
+        {"name ", "name " + std::string(1 << 20, 'x'), "expected the device name: text without control characters, 1 to 4096 bytes"},
+        {"< result ", "< result 1 2 1024 33*1000", "the result holds 1000 samples, not the 1024 it announces"},
+    };
+    for (const auto& c : cases) {
+        std::size_t at = 0;
+        const auto error = replay_error([&](auto& lines) {
+            at = first(lines, c.prefix);
+            lines[at] = c.replacement;
+        });
+        EXPECT_EQ(error.rfind(at_line(at) + c.expected, 0), 0u) << c.replacement.substr(0, 120) << ":\n" << error.substr(0, 400);
+        EXPECT_LT(error.size(), 600u) << "an error quotes a cut line";
+    }
+}
+
+// A log that went through a Windows editor says so, at its first line.
+TEST(EngineLog, WindowsLineEndingsAreNamed) {
+    const auto error = replay_error([](auto& lines) {
+        for (auto& line : lines) line += '\r';
+    });
+    EXPECT_EQ(error.rfind("log:1: the line ends in CR (Windows line endings)", 0), 0u) << error;
+}
+
+// Lines of a megabyte: an unknown call or a result of a million samples is one short error.
+TEST(EngineLog, LongLinesGiveShortErrors) {
+    std::size_t at = 0;
+    auto error = replay_error([&](auto& lines) {
+        at = first(lines, "> reference_work");
+        lines[at] = "> reference_work " + std::string(1 << 20, 'x');
+    });
+    EXPECT_LT(error.size(), 600u) << error.substr(0, 600);
+    EXPECT_NE(error.find("the replay diverged"), std::string::npos) << error.substr(0, 600);
+    error = replay_error([&](auto& lines) {
+        at = first(lines, "< result ");
+        std::string samples;
+        for (int i = 0; i < 300000; ++i) samples += " 33";
+        lines[at] = "< result 1 2 1024" + samples;
+    });
+    EXPECT_EQ(error.rfind(at_line(at) + "bad sample '33': more samples than the 1024 the call asked for", 0), 0u)
+        << error.substr(0, 400);
+}
+
 TEST(EngineLog, AnswersWhereTheCallHasOneOnly) {
     std::size_t at = 0;
     auto error = replay_error([&](auto& lines) {

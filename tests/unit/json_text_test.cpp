@@ -1,6 +1,7 @@
-// The JSON reader and the text rules against hostile input (issue 20): strict
-// numbers, well-formed UTF-8, surrogate pairs, bounded keys, and error
-// messages that quote input without passing its control bytes to a terminal.
+// The JSON reader and the text rules against hostile input (issues 20, 34):
+// strict numbers, well-formed UTF-8, surrogate pairs, bounded keys and nesting,
+// and error messages that say what they found and quote input without passing
+// its control bytes to a terminal.
 #include "util/json.hpp"
 #include "profile/profile.hpp"
 #include "util/text.hpp"
@@ -8,7 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 using namespace gpu_topology::profile;
@@ -21,6 +26,12 @@ std::string parse_error(const std::string& text) {
         return e.what();
     }
     return "";
+}
+
+std::string repeated_object(std::size_t depth) {
+    std::string text;
+    for (std::size_t i = 0; i < depth; ++i) text += "{\"a\":";
+    return text + "1" + std::string(depth, '}');
 }
 
 bool has_raw_control(const std::string& s) {
@@ -42,6 +53,91 @@ TEST(JsonNumbers, OnlyTheJsonGrammarIsANumber) {
     for (const char* good : {"0", "-0", "0.5", "-0.5e-3", "1E+2", "132", "1e308", "123456789012345678901234567890"})
         EXPECT_EQ(parse_error(good), "") << good;
     EXPECT_EQ(Json::parse("-0.5e-3").as_number(), -0.5e-3);
+}
+
+// What a hostile file writes for a number, and an error that says what is wrong
+// with it (issue 34: a hex number gave "expected ',' or '}'").
+TEST(JsonNumbers, ErrorsSayWhatIsWrongWithTheNumber) {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {R"({"a": 0x1F})", "t.json:1:7: malformed number '0x1F': hexadecimal is not JSON: numbers are decimal"},
+        {"[-0x10]", "malformed number '-0x10': hexadecimal is not JSON"},
+        {"[12abc]", "malformed number '12abc': more than a number"},
+        {"[1.2.3]", "malformed number '1.2.3': more than a number"},
+        {"[1_000]", "malformed number '1_000': more than a number"},
+        {"[+1]", "malformed number '+1': a JSON number has no leading '+'"},
+        {"[.5]", "malformed number '.5': a JSON number has a digit before its decimal point"},
+        {"[NaN]", "unexpected 'NaN': not a JSON value (an object, array, string, number, true, false or null; JSON has no "
+                  "NaN or Infinity)"},
+        {"[Infinity]", "JSON has no NaN or Infinity"},
+        {"[-Infinity]", "malformed number '-Infinity': expected a digit"},
+        {"[1e999]", "number out of range: 1e999"},
+        {"[undefined]", "unexpected 'undefined': not a JSON value"},
+    };
+    for (const auto& [text, expected] : cases) {
+        const auto error = parse_error(text);
+        EXPECT_NE(error.find(expected), std::string::npos) << text << ": " << error;
+    }
+    // -0 is a number (and a size of -0 is below every size's minimum).
+    EXPECT_EQ(parse_error("[-0, -0.0, 0e0]"), "");
+    EXPECT_TRUE(std::signbit(Json::parse("-0").as_number()));
+}
+
+// Structure errors name what stands where the grammar wanted something else.
+TEST(JsonText, StructureErrorsNameWhatTheyFound) {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {std::string("{\0\"a\": 1}", 9), "t.json:1:2: expected a quoted key, got '\\u{0000}' (a control character)"},
+        {R"({"a": 1,})", "expected a quoted key, got '}' (JSON allows no comma before '}')"},
+        {R"({"a" 1})", "expected ':' after key \"a\", got '1'"},
+        {R"({"a": 1 "b": 2})", "expected ',' or '}' in object, got '\"'"},
+        {"[1 2]", "expected ',' or ']' in array, got '2'"},
+        {"{\"a\": 1", "expected ',' or '}' in object, got the end of the input"},
+        {"[\xff]", "unexpected character '\\xff' (not UTF-8)"},
+        {"[\xef\xbb\xbf" "1]", "unexpected character '\\u{feff}' (a control character)"},  // a BOM, but not at the start
+        {"\xef\xbb\xbf\xef\xbb\xbf{}", "unexpected character '\\u{feff}'"},               // two
+        {R"({"a": 1, "a": 2})", "duplicate key \"a\""},
+        {R"({"a": {"b": 1, "b": 1}})", "duplicate key \"b\""},
+    };
+    for (const auto& [text, expected] : cases) {
+        const auto error = parse_error(text);
+        EXPECT_NE(error.find(expected), std::string::npos) << printable(text) << ": " << error;
+        EXPECT_FALSE(has_raw_control(error)) << error;
+    }
+    EXPECT_EQ(parse_error("\xef\xbb\xbf{}"), "") << "one byte order mark at the start is read";
+}
+
+// Nesting is bounded (64 levels) before the stack is: a million brackets are one error, quickly.
+TEST(JsonText, DeepNestingIsRefusedNotRecursedInto) {
+    EXPECT_EQ(parse_error(std::string(64, '[') + std::string(64, ']')), "");
+    for (const std::size_t depth : {66u, 1000000u}) {
+        const auto error = parse_error(std::string(depth, '[') + std::string(depth, ']'));
+        EXPECT_NE(error.find("nesting deeper than 64 levels"), std::string::npos) << error.substr(0, 200);
+        const auto objects = parse_error(repeated_object(depth));
+        EXPECT_NE(objects.find("nesting deeper than 64 levels"), std::string::npos) << objects.substr(0, 200);
+    }
+}
+
+// A document of many small values is refused at kMaxValues, not held in twenty times its size.
+TEST(JsonText, ValuesAreBounded) {
+    std::string text = "[";
+    for (std::size_t i = 0; i + 1 < kMaxValues; ++i) text += "0,";
+    text.back() = ']';
+    EXPECT_EQ(parse_error(text), "") << "kMaxValues values, the array included";
+    text.back() = ',';
+    text += "0,0]";
+    EXPECT_NE(parse_error(text).find("more than 1048576 values: larger than any profile"), std::string::npos);
+}
+
+// An error quotes at most the start of a value, whatever its size.
+TEST(JsonText, ExcerptsAreShortWhateverTheValue) {
+    Json big = Json::array();
+    for (int i = 0; i < 1000000; ++i) big.push_back(Json(i));
+    const auto start = std::chrono::steady_clock::now();
+    std::string quoted;
+    for (int i = 0; i < 1000; ++i) quoted = excerpt(&big);
+    // Dumping the whole value each time would write 7 GB; the start of it is a few kilobytes in all.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+    EXPECT_LE(quoted.size(), 64u);
+    EXPECT_EQ(quoted.rfind("[0,1,2,3,", 0), 0u) << quoted;
 }
 
 TEST(JsonNumbers, BeyondADoubleIsOutOfRangeNotMalformed) {

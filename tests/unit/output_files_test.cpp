@@ -1,7 +1,7 @@
-// The files the probe writes, against hostile surroundings (issue 20): a link
-// planted where the temporary file would go, a read-only file to replace, two
-// outputs that are one file, an output that is the input, and one output of
-// several that cannot be written.
+// The files the probe writes, against hostile surroundings (issues 20, 34): a
+// link planted where the temporary file would go, a read-only file, links that
+// point to nothing or to no regular file, two outputs that are one file, an
+// output that is the input, and one output of several that cannot be written.
 #include "util/atomic_file.hpp"
 #include "util/input_file.hpp"
 
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include <sys/stat.h>
@@ -68,17 +69,77 @@ TEST_F(OutputFilesTest, PlantedLinksAtLikelyTemporaryNamesAreNotFollowed) {
 TEST_F(OutputFilesTest, AReplacedFileKeepsItsMode) {
     const auto header = dir / "gpu_topology.hpp";
     write_text(header, "old");
-    ::chmod(header.c_str(), 0444);
+    ::chmod(header.c_str(), 0640);
     EXPECT_TRUE(write_file_if_changed(header, "new"));
     EXPECT_EQ(read_text(header), "new");
-    EXPECT_EQ(mode_of(header), 0444u) << "a read-only header stays read-only";
-    ::chmod(header.c_str(), 0640);
+    EXPECT_EQ(mode_of(header), 0640u) << "the replaced file's mode, not the temporary file's 0600";
+    ::chmod(header.c_str(), 0664);
     write_file_atomically(header, "newer");
-    EXPECT_EQ(mode_of(header), 0640u);
+    EXPECT_EQ(mode_of(header), 0664u);
     const mode_t mask = ::umask(022);
     write_file_atomically(dir / "fresh", "x");
     ::umask(mask);
     EXPECT_EQ(mode_of(dir / "fresh"), 0644u) << "a new file: 0666 less the umask, not the temporary file's 0600";
+}
+
+// Only a file the user could write in place is replaced (issue 34): a 0444
+// file is read-only for root too, though the directory would let a rename
+// replace it; refused, whoever runs the probe, and left as it was. One that
+// already says what it would be told is no write, and no error.
+TEST_F(OutputFilesTest, ReadOnlyFilesAreNotReplaced) {
+    const auto header = dir / "gpu_topology.hpp";
+    write_text(header, "old");
+    ::chmod(header.c_str(), 0444);
+    for (const auto& write : std::vector<std::function<void()>>{
+             [&] { write_file_atomically(header, "new"); }, [&] { write_file_if_changed(header, "new"); },
+             [&] {
+                 OutputFiles files;
+                 files.write(header, "new");
+                 files.commit();
+             }}) {
+        try {
+            write();
+            ADD_FAILURE() << "a read-only file was replaced";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("gpu_topology.hpp: refusing to replace a file this user may not write "
+                                                 "(mode 0444"),
+                      std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(read_text(header), "old");
+        EXPECT_EQ(mode_of(header), 0444u);
+        EXPECT_TRUE(others({"gpu_topology.hpp"}).empty());
+    }
+    EXPECT_FALSE(write_file_if_changed(header, "old")) << "unchanged: nothing to write";
+    EXPECT_THROW(check_writable(header), std::runtime_error) << "nor is it opened for a log written as it goes";
+}
+
+// "Only regular files are replaced" (DESIGN.md §5), links included: a link is
+// written through to the regular file it points to, and refused when it points
+// to nothing (it would create a file wherever the link says) or to anything else.
+TEST_F(OutputFilesTest, LinksAreWrittenThroughToRegularFilesOnly) {
+    const auto file = dir / "real.hpp";
+    write_text(file, "old");
+    fs::create_symlink(file, dir / "live.hpp");
+    write_file_atomically(dir / "live.hpp", "new");
+    EXPECT_TRUE(fs::is_symlink(dir / "live.hpp"));
+    EXPECT_EQ(read_text(file), "new");
+
+    const auto elsewhere = dir / "elsewhere" / "planted.hpp";
+    fs::create_symlink(elsewhere, dir / "dangling.hpp");
+    EXPECT_THROW(write_file_atomically(dir / "dangling.hpp", "x"), std::runtime_error);
+    EXPECT_THROW(write_file_if_changed(dir / "dangling.hpp", "x"), std::runtime_error);
+    EXPECT_THROW(check_writable(dir / "dangling.hpp"), std::runtime_error);
+    EXPECT_NO_THROW(check_writable(dir / "live.hpp"));
+    EXPECT_NO_THROW(check_writable(dir / "new.log"));
+    EXPECT_FALSE(fs::exists(dir / "elsewhere"));
+    EXPECT_TRUE(fs::is_symlink(dir / "dangling.hpp"));
+
+    fs::create_symlink("/dev/null", dir / "device.hpp");
+    fs::create_symlink(dir, dir / "directory.hpp");
+    for (const char* name : {"device.hpp", "directory.hpp"})
+        EXPECT_THROW(write_file_atomically(dir / name, "x"), std::runtime_error) << name;
+    EXPECT_EQ(others({"real.hpp", "live.hpp", "dangling.hpp", "device.hpp", "directory.hpp"}).size(), 0u);
 }
 
 TEST_F(OutputFilesTest, AllOrNone) {

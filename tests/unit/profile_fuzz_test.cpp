@@ -5,9 +5,15 @@
 // type, long and multi-byte text and text that reads as code, keys and rows
 // removed or repeated, and bytes of the text flipped or cut.
 //
-// Deterministic: seed kSeed, kMutants documents (GPU_TOPOLOGY_FUZZ_SEED and
-// GPU_TOPOLOGY_FUZZ_MUTANTS override them, to search further by hand). A failing document is written to GPU_TOPOLOGY_FUZZ_DIR and its
-// path printed, so the failure can be replayed with gpu-topology-probe.
+// A time budget, not a count (issue 34: 6000 documents took 132 s under ASan on
+// a loaded machine): from seed kSeed, documents are made and checked until
+// kBudgetSeconds have passed, at least kMinMutants of them; document i of a
+// seed is the same on every machine, a faster one only gets further.
+// GPU_TOPOLOGY_FUZZ_SEED, GPU_TOPOLOGY_FUZZ_SECONDS and GPU_TOPOLOGY_FUZZ_MUTANTS
+// (an exact count, instead of the budget) override them, to search further or
+// to replay a failure by hand. A failing document is written to
+// GPU_TOPOLOGY_FUZZ_DIR and its path printed, so the failure can be replayed
+// with gpu-topology-probe.
 #include "util/json.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
@@ -31,7 +37,8 @@ using util::Json;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kSeed = 20;
-constexpr int kMutants = 6000;
+constexpr double kBudgetSeconds = 6;
+constexpr int kMinMutants = 200;
 constexpr std::size_t kHeadersToCompile = 32;
 
 std::string repeated(std::string_view piece, std::size_t times) {
@@ -193,10 +200,14 @@ std::string compile_errors(const std::vector<std::pair<std::string, std::string>
 
 TEST(ProfileFuzz, WhatValidatesRendersAndItsHeaderCompiles) {
     const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     std::uint64_t seed = kSeed;
     if (const char* text = std::getenv("GPU_TOPOLOGY_FUZZ_SEED")) seed = std::strtoull(text, nullptr, 10);
-    int mutants = kMutants;
-    if (const char* text = std::getenv("GPU_TOPOLOGY_FUZZ_MUTANTS")) mutants = std::atoi(text);
+    double budget = kBudgetSeconds;
+    if (const char* text = std::getenv("GPU_TOPOLOGY_FUZZ_SECONDS")) budget = std::strtod(text, nullptr);
+    int exact = 0;  // 0: as many as the budget allows
+    if (const char* text = std::getenv("GPU_TOPOLOGY_FUZZ_MUTANTS")) exact = std::atoi(text);
+    const auto more = [&](int done) { return exact > 0 ? done < exact : done < kMinMutants || elapsed() < budget; };
     Mutator mutator(seed);
     std::vector<Json> seeds;
     for (const char* name : {"nvidia-h200.json", "nvidia-h100.json", "nvidia-h200-x2-node.json"})
@@ -205,7 +216,8 @@ TEST(ProfileFuzz, WhatValidatesRendersAndItsHeaderCompiles) {
     std::size_t valid = 0;
     std::vector<std::pair<std::string, std::string>> headers;  // (document file, header)
     std::vector<std::string> texts_of_headers;
-    for (int i = 0; i < mutants; ++i) {
+    int mutants = 0;
+    for (int i = 0; more(i); ++i, ++mutants) {
         Json document = seeds[std::size_t(i) % seeds.size()];
         const std::size_t changes = 1 + mutator.below(3);
         for (std::size_t c = 0; c < changes; ++c) mutator.mutate(document);
@@ -235,15 +247,16 @@ TEST(ProfileFuzz, WhatValidatesRendersAndItsHeaderCompiles) {
         }
     }
     EXPECT_GT(valid, std::size_t(mutants / 20)) << "too few mutants validate to test rendering";
-    ASSERT_EQ(headers.size(), kHeadersToCompile);
+    ASSERT_FALSE(headers.empty());
     const auto errors = compile_errors(headers);
     if (!errors.empty()) {
         for (std::size_t i = 0; i < headers.size(); ++i) keep(texts_of_headers[i], headers[i].first);
         FAIL() << errors;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d mutants (seed %llu): %zu validated and rendered, %zu headers compiled, %.1f s\n", mutants,
-                static_cast<unsigned long long>(seed), valid, headers.size(), seconds);
+    std::printf("%d mutants (seed %llu, %s): %zu validated and rendered, %zu headers compiled, %.1f s\n", mutants,
+                static_cast<unsigned long long>(seed),
+                exact > 0 ? "an exact count" : ("a budget of " + std::to_string(int(budget)) + " s").c_str(), valid,
+                headers.size(), elapsed());
 }
 
 }  // namespace

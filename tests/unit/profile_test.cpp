@@ -9,8 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 
@@ -115,6 +118,20 @@ TEST(Profile, OldNamesOfRenamedQuantitiesReadAsTheNewOnes) {
     }
 }
 
+// A placeholder of the catalogue: "@LONG@" is 5000 bytes of text, "@ROWS<n>@"
+// n copies of the first carveout row, "@EVENTS<n>@" n events.
+Json expanded(const Json& value, const Json& profile) {
+    if (!value.is_string() || value.as_string().size() < 3 || value.as_string().front() != '@') return value;
+    const auto& text = value.as_string();
+    if (text == "@LONG@") return Json(std::string(5000, 'x'));
+    Json list = Json::array();
+    const bool rows = text.rfind("@ROWS", 0) == 0;
+    const auto count = std::stoul(text.substr(rows ? 5 : 7));
+    for (std::size_t i = 0; i < count; ++i)
+        list.push_back(rows ? profile.at_path("caches.l1.carveouts")->as_array().front() : Json("event"));
+    return list;
+}
+
 // The catalogue of hostile and impossible profiles (tests/data/hostile_profiles.json).
 TEST(Profile, HostileAndImpossibleProfilesAreRefusedByName) {
     const auto catalogue = Json::parse(read_text(fs::path(GPU_TOPOLOGY_TEST_DATA) / "hostile_profiles.json"));
@@ -123,9 +140,7 @@ TEST(Profile, HostileAndImpossibleProfilesAreRefusedByName) {
     for (const auto& c : cases) {
         auto profile = Json::parse(stored_text());
         if (const Json* set = c.find("set"))
-            for (const auto& [path, value] : set->as_object())
-                set_path(profile, path,
-                         value.is_string() && value.as_string() == "@LONG@" ? Json(std::string(5000, 'x')) : value);
+            for (const auto& [path, value] : set->as_object()) set_path(profile, path, expanded(value, profile));
         if (const Json* removed = c.find("remove"))
             for (const auto& path : removed->as_array()) remove_path(profile, path.as_string());
         const auto error = error_of(profile.dump());
@@ -158,12 +173,112 @@ TEST(Profile, CarveoutRowsOfAnotherKernelKindAreNoDuplicates) {
         << error_of(profile.dump());
 }
 
+// A quantity absent from a profile is unmeasured only where the probe that wrote
+// it did not write it (model::kEveryQuantitySince): from an older probe it reads
+// as unmeasured, naming that version; from this one it is refused.
+TEST(Profile, AQuantityIsAbsentOnlyFromProfilesOfOlderProbes) {
+    auto profile = Json::parse(stored_text());
+    remove_path(profile, "caches.l1.size_bytes");
+    remove_path(profile, "tlb");
+    const auto error = error_of(profile.dump());
+    EXPECT_NE(error.find("caches.l1.size_bytes: missing (probe 1.2.1"), std::string::npos) << error;
+    EXPECT_NE(error.find("tlb: missing (a profile of probe 1.2.1"), std::string::npos) << error;
+    EXPECT_EQ(error.find("tlb.entries"), std::string::npos) << "a missing section is one problem:\n" << error;
+    profile.path_to("probe.version") = "1.0.0";
+    EXPECT_EQ(error_of(profile.dump()), "");
+    const auto v = read_quantity(profile, "L1_SIZE_BYTES");
+    EXPECT_FALSE(v.value);
+    EXPECT_NE(v.reason.find("(version 1.0.0) did not measure"), std::string::npos) << v.reason;
+    // An older profile may lack a quantity, but not misspell one.
+    profile.path_to("caches.l1.size_byte") = Json(248832);
+    EXPECT_NE(error_of(profile.dump()).find("did you mean caches.l1.size_bytes?"), std::string::npos);
+}
+
+// Errors are bounded (issue 34): a node profile of a million bad links was 21 s,
+// 1.8 GB and 356 MB of message. The links are counted before any is read, and
+// any document lists its first kMaxListedProblems problems, then a count.
+TEST(Profile, ErrorReportsAreBounded) {
+    const auto node_text = read_text(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200-x2-node.json");
+    auto node = Json::parse(node_text);
+    auto& links = node["links"].as_array();
+    links.assign(1000000, Json::object());  // each lacks every field
+    const auto text = node.dump(-1);
+    ASSERT_GT(text.size(), 3000000u);
+    ASSERT_LT(text.size(), kMaxProfileBytes);
+    const auto start = std::chrono::steady_clock::now();
+    std::string error;
+    try {
+        load_any_profile_text(text, "links.json");
+    } catch (const ProfileError& e) {
+        error = e.what();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(error.find("links.json: invalid node profile:\n  links: 1000000 links, but a node of 2 devices has one for "
+                         "each of its 2 ordered pairs"),
+              std::string::npos)
+        << error.substr(0, 400);
+    EXPECT_LT(error.size(), 1000u);
+    // A parse and one count, not a million validations (which took 21 s in a release build); generous, for sanitizers.
+    EXPECT_LT(seconds, 20.0);
+
+    // A single profile of thousands of bad fields: the first ones, then how many more.
+    auto profile = Json::parse(stored_text());
+    for (int i = 0; i < 4000; ++i) profile["sm"]["bogus_" + std::to_string(i)] = Json(i);
+    const auto many = error_of(profile.dump());
+    EXPECT_NE(many.find("sm.bogus_0: sm has no member of this name"), std::string::npos) << many.substr(0, 300);
+    EXPECT_NE(many.find("... and " + std::to_string(4000 - kMaxListedProblems) + " more problems (the first " +
+                        std::to_string(kMaxListedProblems) + " are listed)"),
+              std::string::npos)
+        << many.substr(many.size() > 300 ? many.size() - 300 : 0);
+    EXPECT_LT(std::count(many.begin(), many.end(), '\n'), std::ptrdiff_t(kMaxListedProblems + 2));
+    // Node devices count into the node's bound.
+    auto two = Json::parse(node_text);
+    for (auto& device : two["devices"].as_array())
+        for (int i = 0; i < 100; ++i) device["sm"]["bogus_" + std::to_string(i)] = Json(i);
+    const auto node_errors = validate_node(two);
+    EXPECT_EQ(node_errors.size(), kMaxListedProblems + 1);
+    EXPECT_EQ(node_errors.back(), "... and 150 more problems (the first 50 are listed)");
+}
+
+// Node profiles whose devices and links disagree, or are of the wrong shape.
+TEST(Profile, NodeProfilesOfTheWrongShapeAreRefusedByName) {
+    const auto node_text = read_text(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h200-x2-node.json");
+    const auto node_error = [&](const std::function<void(Json&)>& edit) {
+        auto node = Json::parse(node_text);
+        edit(node);
+        std::string all;
+        for (const auto& e : validate_node(node)) all += e + "\n";
+        return all;
+    };
+    EXPECT_NE(node_error([](Json& n) { n["devices"] = Json::object(); }).find("devices: expected array, got object"),
+              std::string::npos);
+    EXPECT_NE(node_error([](Json& n) { n["links"] = Json("none"); }).find("links: expected array, got string"),
+              std::string::npos);
+    EXPECT_NE(node_error([](Json& n) { n["devices"].as_array()[1]["device"]["index"] = Json(0); })
+                  .find("devices[1].device.index: must be 1"),
+              std::string::npos);
+    EXPECT_NE(node_error([](Json& n) { n["devices"].as_array()[1]["device"]["index"] = Json(2147483647.0); })
+                  .find("devices[1].device.index: expected a whole number in [0, 63]"),
+              std::string::npos);
+    EXPECT_NE(node_error([](Json& n) { n["devices"].as_array()[1]["caches"] = Json::array(); })
+                  .find("devices[1].caches: expected object, got array"),
+              std::string::npos);
+    EXPECT_NE(node_error([](Json& n) { n["links"].as_array()[0]["to"] = Json(2); })
+                  .find("links[0].to: must lie in [0, 1]"),
+              std::string::npos);
+    const auto three = node_error([](Json& n) { n["links"].push_back(n["links"].as_array()[0]); });
+    EXPECT_NE(three.find("links: 3 links, but a node of 2 devices has one for each of its 2 ordered pairs"),
+              std::string::npos)
+        << three;
+}
+
 TEST(Profile, SyntaxErrorsGiveLineAndColumn) {
     const auto text = stored_text();
     const auto truncated = error_of(text.substr(0, text.size() / 2));
     EXPECT_NE(truncated.find("broken.json:"), std::string::npos);
     EXPECT_NE(truncated.find("truncated"), std::string::npos) << truncated;
-    EXPECT_NE(error_of("{\n  \"schema\": tru\n}").find("broken.json:2:13: unexpected character"), std::string::npos)
+    EXPECT_NE(error_of("{\n  \"schema\": tru\n}").find("broken.json:2:13: unexpected 'tru': not a JSON value"),
+              std::string::npos)
         << error_of("{\n  \"schema\": tru\n}");
 }
 
@@ -175,6 +290,15 @@ TEST(Profile, OnlyRegularFilesOfBoundedSizeAreRead) {
     EXPECT_THROW(load_profile("/dev/zero"), ProfileError);
     EXPECT_THROW(load_profile(fs::temp_directory_path()), ProfileError);
     EXPECT_THROW(load_profile("/nonexistent/profile.json"), ProfileError);
+    // A /proc file says it holds 0 bytes, whatever it holds: not a stable regular file.
+    try {
+        load_profile("/proc/self/status");
+        ADD_FAILURE() << "/proc/self/status was read";
+    } catch (const ProfileError& e) {
+        EXPECT_NE(std::string(e.what()).find("/proc/self/status: holds more than the 0 bytes its size says"),
+                  std::string::npos)
+            << e.what();
+    }
     try {
         load_profile("/dev/zero");
     } catch (const ProfileError& e) {

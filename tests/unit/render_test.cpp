@@ -60,6 +60,7 @@ TEST(Render, UnmeasuredQuantityIsAnUnknownTypeWithItsReason) {
 // profile stays valid, and the quantity reads, renders and exports as unmeasured.
 TEST(Render, QuantityNewerThanTheProfileIsUnmeasured) {
     auto profile = stored();
+    profile.path_to("probe.version") = "1.0.0";  // a probe before model::kEveryQuantitySince
     auto& l2 = const_cast<util::Json&>(*profile.at_path("caches.l2")).as_object();
     ASSERT_EQ(std::erase_if(l2, [](const auto& member) { return member.first == "far_latency_cycles"; }), 1u);
     EXPECT_TRUE(profile::validate(profile).empty());

@@ -1,0 +1,51 @@
+# A library that takes the header (gpu_topology_generate(TARGET mylib), the default
+# SCOPE PRIVATE, and a shared one with SCOPE PUBLIC) installs and exports cleanly: the
+# header target is linked in the build tree only, so install(EXPORT) needs nothing of it.
+# A second project find_package()s the installed library and builds and runs against it.
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+write_project("${WORK}/mylib" [=[
+add_library(mylib_static STATIC mylib.cpp)
+gpu_topology_generate(TARGET mylib_static)
+add_library(mylib_shared SHARED mylib.cpp)
+gpu_topology_generate(TARGET mylib_shared SCOPE PUBLIC)
+add_executable(in_tree uses_header.cpp)
+target_link_libraries(in_tree PRIVATE mylib_shared)  # PUBLIC: the header reaches it in the build tree
+foreach(lib mylib_static mylib_shared)
+  target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+                                           $<INSTALL_INTERFACE:include>)
+endforeach()
+include(GNUInstallDirs)
+install(TARGETS mylib_static mylib_shared EXPORT mylibTargets)
+install(FILES include/mylib.hpp DESTINATION include)
+install(EXPORT mylibTargets NAMESPACE mylib:: DESTINATION lib/cmake/mylib)
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/mylibConfig.cmake" "include(\"\${CMAKE_CURRENT_LIST_DIR}/mylibTargets.cmake\")\n")
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/mylibConfig.cmake" DESTINATION lib/cmake/mylib)
+]=])
+file(WRITE "${WORK}/mylib/include/mylib.hpp" "int mylib_sm_count();\n")
+file(WRITE "${WORK}/mylib/mylib.cpp" "#include <gpu_topology.hpp>\n#include <mylib.hpp>\nint mylib_sm_count() { return gpu_topology::identity.sm_count; }\n")
+file(WRITE "${WORK}/mylib/uses_header.cpp" "#include <gpu_topology.hpp>\n#include <mylib.hpp>\nint main() { return mylib_sm_count() == gpu_topology::identity.sm_count ? 0 : 1; }\n")
+configure(ok "${WORK}/mylib" "${WORK}/mylib-build" ${stored_arg})
+run(ok "${CMAKE_COMMAND}" --build "${WORK}/mylib-build")
+run(ok "${WORK}/mylib-build/in_tree")
+run(ok "${CMAKE_COMMAND}" --install "${WORK}/mylib-build" --prefix "${WORK}/prefix")
+file(GLOB exported "${WORK}/prefix/lib/cmake/mylib/mylibTargets*.cmake")
+foreach(file IN LISTS exported)
+  file(READ "${file}" text)
+  expect_not_in("${text}" "GPUTopology" "gpu_topology")
+endforeach()
+
+file(WRITE "${WORK}/app/CMakeLists.txt" [=[
+cmake_minimum_required(VERSION 3.25)
+project(app LANGUAGES CXX)
+find_package(mylib REQUIRED)
+foreach(kind static shared)
+  add_executable(app_${kind} app.cpp)
+  target_link_libraries(app_${kind} PRIVATE mylib::mylib_${kind})
+endforeach()
+]=])
+file(WRITE "${WORK}/app/app.cpp" "#include <mylib.hpp>\nint main() { return mylib_sm_count() == 132 ? 0 : 1; }\n")
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/app" -B "${WORK}/app-build" -G "${GENERATOR}" -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+run(ok "${CMAKE_COMMAND}" --build "${WORK}/app-build")
+foreach(kind static shared)
+  run(ok "${WORK}/app-build/app_${kind}")
+endforeach()

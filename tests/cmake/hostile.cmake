@@ -1,0 +1,28 @@
+# Text meant to break out of CMake and C++ stays text, byte for byte
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+set(name [=[H200 ]==] message(FATAL_ERROR pwned) #[==[ "*/ #define l1 0 /*" \ ${HOME} $ENV{PATH} ; @ONLY@]=])
+file(READ "${stored}" json)
+string(REPLACE "\\" "\\\\" escaped "${name}")
+string(REPLACE "\"" "\\\"" escaped "${escaped}")
+string(JSON json SET "${json}" device name "\"${escaped}\"")
+file(WRITE "${WORK}/hostile.json" "${json}")
+write_project("${WORK}/project" [=[
+add_executable(prints_name prints_name.cpp)
+gpu_topology_generate(TARGET prints_name)
+gpu_topology_get(name DEVICE_NAME)
+file(WRITE "${CMAKE_BINARY_DIR}/name.txt" "${name}")
+]=])
+file(WRITE "${WORK}/project/prints_name.cpp"
+     "#include <gpu_topology.hpp>\n#include <cstdio>\nint main() { std::fputs(GPU_TOPOLOGY_DEVICE_NAME, stdout); return 0; }\n")
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${real_probe}
+    -DGPU_TOPOLOGY_PROFILE=${WORK}/hostile.json)
+expect_not_in("${output}" "CMake Error")
+file(READ "${WORK}/build/name.txt" seen)
+if(NOT seen STREQUAL name)
+  message(FATAL_ERROR "the device name changed on its way through CMake:\n  ${name}\n  ${seen}")
+endif()
+run(ok "${CMAKE_COMMAND}" --build "${WORK}/build")
+run(ok "${WORK}/build/prints_name")
+if(NOT output STREQUAL "${name}\n")
+  message(FATAL_ERROR "the device name changed on its way through C++:\n  ${name}\n  ${output}")
+endif()

@@ -1,0 +1,53 @@
+# With a CUDA compiler: a CUDA consumer that sets no architectures gets a measuring
+# probe built for the GPU here, and a re-configure builds nothing
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+# A CUDA consumer that sets no architectures: enable_language(CUDA) caches nvcc's default,
+# which the probe that measures must not take (it would run as JIT-compiled PTX, without
+# the cluster facts). Here a GPU of compute capability 9.0 (a stand-in nvidia-smi); the
+# nested configure is real, its build a stand-in that "builds" the stand-in probe.
+fake_nvidia_smi("${WORK}")
+set(ENV{FAKE_BUILT_PROBE} "${fake}")
+write_project("${WORK}/project" "enable_language(CUDA)\nadd_library(kernels INTERFACE)\ngpu_topology_generate(TARGET kernels)\n")
+set(args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_MAKE_PROGRAM=${fake_make})
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${args})
+expect_our_lines("${stdout}" 12 "first measured configure")
+expect_in("${output}" "building the probe (measuring, 90-real) - done (" "probing NVIDIA H200")
+file(STRINGS "${WORK}/build/CMakeCache.txt" consumer_architectures REGEX "^CMAKE_CUDA_ARCHITECTURES:")
+file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures
+     REGEX "^CMAKE_CUDA_ARCHITECTURES:")
+message(STATUS "the consumer: ${consumer_architectures}; its probe: ${probe_architectures}")
+if(NOT probe_architectures MATCHES "=90-real$")
+  message(FATAL_ERROR "the probe was not built for the GPU here (9.0): ${probe_architectures}")
+endif()
+# The README's second configure: nothing configured or built again, a few lines.
+file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
+file(REMOVE "${WORK}/make.log")
+run(ok "${CMAKE_COMMAND}" "${WORK}/build")
+expect_our_lines("${stdout}" 3 "re-configure")
+expect_not_in("${output}" "building the probe" "configuring")
+file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_after "%s")
+if(EXISTS "${WORK}/make.log" OR NOT stamp_before STREQUAL stamp_after)
+  message(FATAL_ERROR "the re-configure configured or built the probe again")
+endif()
+# The README's first command, twice: the package's own project enables CUDA after it
+# measured, which caches nvcc's default; the second configure must not take it either.
+set(readme -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release ${args})
+run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/readme" -G "${GENERATOR}" ${readme})
+expect_in("${output}" "building the probe (measuring, 90-real) - done (")
+file(REMOVE "${WORK}/make.log")
+run(ok "${CMAKE_COMMAND}" "${WORK}/readme")
+expect_our_lines("${stdout}" 3 "the README's re-configure")
+expect_not_in("${output}" "building the probe")
+if(EXISTS "${WORK}/make.log")
+  message(FATAL_ERROR "the README's re-configure built the probe again")
+endif()
+# GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
+run(ok "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
+expect_in("${output}" "building the probe (measuring, 90-real, 80)")
+file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures
+     REGEX "^CMAKE_CUDA_ARCHITECTURES:")
+if(NOT probe_architectures MATCHES "=90-real.?;80$")  # file(STRINGS) keeps the ; as \;
+  message(FATAL_ERROR "the probe's configure did not get both architectures: ${probe_architectures}")
+endif()
+run(fail "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=sm_80)
+expect_in("${output}" "GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES has 'sm_80'")

@@ -1,0 +1,35 @@
+# The probe's CUDA sources compile for every GPU generation its users have
+# (nvcc needs no GPU): one fat binary per source with machine code for each
+# architecture, so a kernel that uses what an older architecture lacks
+# (clusters before sm_90, an eviction hint before sm_70) must be guarded, and
+# ptxas refuses an instruction its target does not have. Device code is built
+# without optimisation: this checks what compiles, not what runs fast (the
+# probe itself is built optimised, for the GPU it measures).
+#   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." -P every_architecture.cmake
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NVCC} --list-gpu-code failed (${rc})")
+endif()
+set(targets "")
+foreach(arch IN LISTS ARCHITECTURES)
+  if(NOT listed MATCHES "sm_${arch}")
+    message(FATAL_ERROR "this CUDA toolkit (${NVCC}) cannot compile for sm_${arch}; it lists: ${listed}")
+  endif()
+  list(APPEND targets "--generate-code=arch=compute_${arch},code=sm_${arch}")
+endforeach()
+file(GLOB sources "${PROBE_DIR}/kernels/*.cu")
+if(NOT sources)
+  message(FATAL_ERROR "no CUDA sources in ${PROBE_DIR}/kernels")
+endif()
+foreach(source IN LISTS sources)
+  get_filename_component(name "${source}" NAME_WE)
+  execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} -Xcicc -O0 -Xptxas -O0
+                          "${source}" -o "${WORK_DIR}/${name}.fatbin"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${source} does not compile for every architecture (${ARCHITECTURES}):\n${out}${err}")
+  endif()
+  message(STATUS "${name}.cu: sm_${ARCHITECTURES}")
+endforeach()
