@@ -273,8 +273,9 @@ public:
         if (seconds && (!seconds->is_number() || !(seconds->as_number() > 0 && seconds->as_number() <= 60)))
             fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
     }
-    // A profile is what the probe measured; "stored:<file>" is what CMake says of
-    // one it did not measure here (render --source), never the profile's own claim.
+    // A profile is what the probe measured; "stored:<name>" (the package's) and
+    // "file:<name>" (one chosen by path) are what CMake says of one it did not
+    // measure here (render --source), never the profile's own claim.
     void source() {
         if (const Json* s = require("source", "string"); s && s->as_string() != "measured")
             fail("source", "expected \"measured\" (a stored profile is named stored:<file> by the configure that uses it)", s);
