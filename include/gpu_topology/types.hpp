@@ -64,7 +64,7 @@ struct identity_t {
     int cc_major;
     int cc_minor;
     int sm_count;
-    const char* profile_source;  // "measured" or "stored:<file>"
+    const char* profile_source;  // "measured", or where the facts come from: "stored:<name>", "file:<name>"
     const char* profile_hash;
     bool stored;                 // the facts were not measured on this machine
 };

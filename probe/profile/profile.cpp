@@ -274,8 +274,9 @@ public:
             fail("conditions.reference_work_seconds", "expected seconds in (0, 60]", seconds);
     }
     // A profile is what the probe measured, or simulated on a described GPU
-    // ("simulated:<description>"); "stored:<file>" is what CMake says of one it
-    // did not measure here (render --source), never the profile's own claim.
+    // ("simulated:<description>"); "stored:<name>" (the package's) and "file:<name>"
+    // (one chosen by path) are what CMake says of one it did not measure here
+    // (render --source), never the profile's own claim.
     void source() {
         const Json* s = require("source", "string");
         if (!s) return;

@@ -52,8 +52,9 @@ std::string source_of(const Json& root, const RenderContext& context) {
     return context.profile_source.empty() ? string_at(root, "source") : context.profile_source;
 }
 
-// Not measured on this machine: a stored profile, or a simulated one (a described GPU, never a device).
-bool is_stored(const std::string& source) { return source.rfind("stored:", 0) == 0 || source.rfind("simulated:", 0) == 0; }
+// Whether the facts were not measured on this machine: any source but "measured"
+// (a stored profile, a profile of the user's own chosen by path, a simulated one).
+bool is_stored(const std::string& source) { return source != "measured"; }
 
 std::string_view cxx_type(HeaderType type) {
     switch (type) {

@@ -16,7 +16,7 @@
 namespace gpu_topology::render {
 
 struct RenderContext {
-    std::string profile_source;  // "measured" or "stored:<file>"; empty: the profile's own "source"
+    std::string profile_source;  // "measured", "stored:<name>" or "file:<name>"; empty: the profile's own "source"
     std::string profile_hash;    // content hash of the profile file
 };
 
