@@ -16,23 +16,23 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_a72fd9c8e0ef2672)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_f1b7256eeb489d7c)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_a72fd9c8e0ef2672 1
+#define GPU_TOPOLOGY_PROFILE_p_f1b7256eeb489d7c 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.2.1"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-c2666137-7565-f4c6-06cd-40b63e14fc8e"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d818f7f85e38f78c"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d715b3977c88970e"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_a72fd9c8e0ef2672
+#define GPU_TOPOLOGY_PROFILE_NS p_f1b7256eeb489d7c
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
