@@ -448,7 +448,7 @@ function(_gpu_topology_measure_locked)
                           MEASURING "${state}/measuring-${ARG_KEY}.json" KEEP "${profile}" PREFIX ${ARG_PREFIX}
                           PROBE_ARGS ${ARG_PROBE_ARGS})
   if(NOT "${ARG_CACHE}" STREQUAL "" AND NOT ${ARG_PREFIX}_BUSY AND ${ARG_PREFIX}_NO_GPU STREQUAL "")
-    _gpu_topology_cache_keep(DIRECTORY "${ARG_CACHE}" KEY ${ARG_KEY} PROFILE "${profile}")
+    _gpu_topology_cache_keep(DIRECTORY "${ARG_CACHE}" KEY ${ARG_KEY} PROFILE "${${ARG_PREFIX}_FILE}")
   endif()
   return(PROPAGATE ${out})
 endfunction()

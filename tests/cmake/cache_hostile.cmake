@@ -103,16 +103,25 @@ distrusted("it is a node profile, not one of device 0" CONTENT "${node}" IDENTIT
 string(JSON node SET "${node}" devices 1 device sm_count 114)
 distrusted("device 1: device.sm_count is '114', this GPU's '132'" CONTENT "${node}" DEVICE ALL IDENTITY "${node_identity}")
 # In a configure: the link is ignored, the GPU measured again, and the new measurement takes
-# the link's place (the link is replaced, never written through).
+# the link's place (the link is replaced, never written through; nor is a link where the
+# new measurement is written first, as /dev/full or another user's file could be).
 distrusted("it is a symbolic link" LINK "${WORK}/elsewhere/outside.json")
+# Links where the locks are are not followed either (file(LOCK) would make their targets).
+file(CREATE_LINK "${WORK}/elsewhere/through-the-partial-entry" "${entry}.partial" SYMBOLIC)
+string(REGEX REPLACE "json$" "lock" entry_lock "${entry}")
+file(REMOVE "${entry_lock}" "${cache}/GPU_fake_0000.lock")
+file(CREATE_LINK "${WORK}/elsewhere/through-the-entry-lock" "${entry_lock}" SYMBOLIC)
+file(CREATE_LINK "${WORK}/elsewhere/through-the-gpu-lock" "${cache}/GPU_fake_0000.lock" SYMBOLIC)
 file(GLOB own "${WORK}/tree/_gpu_topology/profile-*")
 file(REMOVE ${own})
 run(ok "${CMAKE_COMMAND}" "${WORK}/tree")
-expect_in("${output}" "not using the cached measurement ${entry}: it is a symbolic link" "probing NVIDIA H200")
+expect_in("${output}" "not using the cached measurement ${entry}: it is a symbolic link" "probing NVIDIA H200"
+          "cannot use the lock ${cache}/GPU_fake_0000.lock")
 file(READ "${entry}" kept)
 if(IS_SYMLINK "${entry}" OR NOT kept STREQUAL measured)
   message(FATAL_ERROR "the new measurement did not take the place of the link ${entry}")
 endif()
+file(REMOVE "${cache}/GPU_fake_0000.lock")
 # A write that fails, as on a full disk (here: a directory where the entry is written first):
 # one warning, the configure goes on, nothing half written is left.
 file(REMOVE "${entry}")
