@@ -259,11 +259,12 @@ function(_gpu_topology_cache_failed)
   endif()
 endfunction()
 
-# Copies FROM to the cache entry TO whole: into TO.partial, then renamed (the caller holds
-# the entry's lock). RESULT: whether it was kept; when it was not (a full disk), a warning
-# names WHAT, once per configure, and nothing half written is left.
+# Copies FROM to the cache entry TO whole: into TO.partial, made the user's alone (EXECUTABLE:
+# a program), then renamed (the caller holds the entry's lock). RESULT: whether it was kept;
+# when it was not (a full disk), a warning names WHAT, once per configure, and nothing half
+# written is left.
 function(_gpu_topology_cache_put)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "FROM;TO;WHAT;RESULT" "")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXECUTABLE" "FROM;TO;WHAT;RESULT" "")
   set(${ARG_RESULT} FALSE)
   get_property(failed GLOBAL PROPERTY _GPU_TOPOLOGY_CACHE_FAILED)
   if(failed)
@@ -274,6 +275,12 @@ function(_gpu_topology_cache_put)
   set(partial "${ARG_TO}.partial")
   file(COPY_FILE "${ARG_FROM}" "${partial}" RESULT failure)
   if(failure STREQUAL "0")
+    # Whatever the umask (0000 where a CI runner restores caches): an entry others may write is not used.
+    set(mode OWNER_READ OWNER_WRITE)
+    if(ARG_EXECUTABLE)
+      list(APPEND mode OWNER_EXECUTE)
+    endif()
+    file(CHMOD "${partial}" PERMISSIONS ${mode})
     file(RENAME "${partial}" "${ARG_TO}" RESULT failure)
   endif()
   if(NOT failure STREQUAL "0")
@@ -411,7 +418,7 @@ function(_gpu_topology_keep_probe)
   _gpu_topology_cached_probe_file(DIRECTORY "${ARG_DIRECTORY}" KEY "${ARG_KEY}" RESULT kept)
   file(SHA256 "${ARG_PROBE}" hash)
   file(WRITE "${ARG_STATE}/probe-${ARG_KEY}.sha256" "${hash}\n")
-  _gpu_topology_cache_put(FROM "${ARG_PROBE}" TO "${kept}" WHAT "the probe" RESULT stored)
+  _gpu_topology_cache_put(FROM "${ARG_PROBE}" TO "${kept}" WHAT "the probe" EXECUTABLE RESULT stored)
   if(stored)
     _gpu_topology_cache_put(FROM "${ARG_STATE}/probe-${ARG_KEY}.sha256" TO "${kept}.sha256" WHAT "the probe's hash"
                             RESULT stored)

@@ -33,13 +33,16 @@ function(reconfigure tree)
   set(output "${output}" PARENT_SCOPE)
 endfunction()
 
-# Measured once, in a tree of examples/minimal (add_subdirectory): kept in the user's own directory.
-configure(ok "${example}" "${WORK}/first" ${measure})
+# Measured once, in a tree of examples/minimal (add_subdirectory), under a umask that lets every
+# user write (as where a CI runner restores caches): kept in the user's own directory, the user's alone.
+run(ok sh -c "umask 0000 && exec \"$@\"" sh "${CMAKE_COMMAND}" -S "${example}" -B "${WORK}/first" -G "${GENERATOR}"
+    -DGPU_TOPOLOGY_SOURCE_DIR=${PACKAGE_SOURCE} ${measure})
 expect_in("${output}" "probing NVIDIA H200 (device 0, GPU-fake-0000)")
 cache_holds(1)
-execute_process(COMMAND stat -c %a "${cache}" OUTPUT_VARIABLE mode OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT mode STREQUAL "700")
-  message(FATAL_ERROR "the cache directory ${cache} has mode ${mode}, not 700")
+execute_process(COMMAND stat -c %a "${cache}" "${entries}" OUTPUT_VARIABLE modes)
+string(REPLACE "\n" " " modes "${modes}")
+if(NOT modes STREQUAL "700 600 ")
+  message(FATAL_ERROR "the cache directory and its measurement have modes ${modes}, not 700 600")
 endif()
 # Another project, through the installed package, on a machine whose GPU is cached: no
 # probe run, one line that says so, and the header of the measurement, byte for byte.
