@@ -188,6 +188,16 @@ function(derive_profile out)
   file(WRITE "${out}" "${json}")
 endfunction()
 
+# Configures the tree `build` again without its own measurement, with ARGN: it asks the user's
+# cache, or measures.
+function(reconfigure_unmeasured build)
+  file(GLOB own "${build}/_gpu_topology/profile-*")
+  file(REMOVE ${own})
+  run(ok "${CMAKE_COMMAND}" "${build}" ${ARGN})
+  set(output "${output}" PARENT_SCOPE)
+  set(stdout "${stdout}" PARENT_SCOPE)
+endfunction()
+
 # What fake_probe.sh measures becomes this GPU's own (GPU-fake-0000, by a probe of the version
 # its identity reports), as the user's cache wants of a measurement it keeps: `out` the profile.
 function(fake_measures_this_gpu out)
