@@ -152,9 +152,9 @@ phase_gputests() {
 # cmake.gpu_native without the ci tree: a CUDA consumer that sets no architectures.
 phase_native() {
   local t; t=$(seconds)
-  cmake -DMODE=gpu_native -DWORK="$W/native" -DGENERATOR=Ninja -DPACKAGE_SOURCE="$PWD" -DPACKAGE_BUILD="$W/none" \
+  cmake -DWORK="$W/native" -DGENERATOR=Ninja -DPACKAGE_SOURCE="$PWD" -DPACKAGE_BUILD="$W/none" \
     -DCMAKE_CTEST_COMMAND="$(command -v ctest)" -DPROBE=none -DCUDA_COMPILER="$(command -v nvcc)" \
-    -P tests/cmake/consumer.cmake > "$W/native.log" 2>&1
+    -P tests/cmake/gpu_native.cmake > "$W/native.log" 2>&1
   echo "cmake.gpu_native: rc=$? in $(elapsed "$t") s"
   grep -E "fact |first configure|configure|machine code|sm_|passed|Error|error" "$W/native.log" | head -30
   gzip -c "$W/native.log" > "$RESULT/$CARD-native.log.gz"

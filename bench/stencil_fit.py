@@ -25,7 +25,9 @@ from collections import defaultdict
 PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPerRun="dram_bytes_per_run",
                   kStencilLayerShareOfL2="layer_share", kStencilLayerRampOfL2="layer_ramp",
                   kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
-                  kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles")
+                  kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles",
+                  kStencilLatencyShare="latency_share", kStencilL1Overcommit="l1_overcommit",
+                  kStencilShortlistOccupancies="shortlist_occupancies")
 
 
 def header_parameters(path="include/gpu_topology/stencil_model.hpp"):
@@ -70,13 +72,17 @@ def axis_parts(n, tile):
 
 
 def seconds_per_update(b, g, m, P):
-    """star_stencil_traffic(...).seconds_per_update (tile_fits_l1 ranks nothing since 2026-11-27)."""
+    """star_stencil_traffic(...).seconds_per_update: the searches recorded here ran without shared memory, every
+    block size at its full occupancy (the occupancy factor is 1), and L1 the machine's."""
     x, y, z, fy, fz = b
     r, s = RADIUS, VALUE_BYTES
     tx, ty, tz = x, y * fy, z * fz
     cells = tx * ty * tz
     core_row = lambda wide: 2 * up(r * s, m["sector"]) + up(wide * s, m["sector"])
     per_sm = m["tps"] // (x * y * z)
+    loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
+    footprint, l1_room = per_sm * loaded, P["l1_overcommit"] * m["l1"]
+    lost_share = 1 - l1_room / footprint if footprint > l1_room else 0.0
     in_flight = 2 * m["sms"] * (per_sm or 1) * 2 * cells * s
     row_x, row_y, row_z = up(g[0], tx), up(g[1], ty), up(g[2], tz)
     room = P["layer_share"] * m["l2"]
@@ -91,22 +97,27 @@ def seconds_per_update(b, g, m, P):
                                                  wide // WARP * spanned(WARP, m["sector"]) +
                                                  (spanned(wide % WARP, m["sector"]) if wide % WARP else 0))
     run_bytes = P["l2_bytes_per_run"]
-    l1 = l2 = dram = 0.0
+    l1 = l2 = dram = reused = 0.0
     for wx, nx in axis_parts(g[0], tx):
         run, face_row = core_row(wx), up(wx * s, m["sector"])
         for wy, ny in axis_parts(g[1], ty):
             for wz, nz in axis_parts(g[2], tz):
                 tiles, points = nx * ny * nz, wx * wy * wz
-                l2_tile = wy * wz * run + 2 * r * face_row * (wz + P["z_halo_row_share"] * wy) + points * s
+                l2_loads = wy * wz * run + 2 * r * face_row * (wz + P["z_halo_row_share"] * wy)
+                l2_tile = l2_loads + points * s
                 dram_tile = 2 * points * s + reloaded_y * 2 * r * wx * wz * s + reloaded_z * 2 * r * wx * wy * s
                 l1 += tiles * (loads + 1) * wy * wz * row_lines(wx) * m["line"]
+                reused += tiles * max(0.0, loads * wy * wz * row_lines(wx) / lines_per_sector * m["sector"] - l2_loads)
                 l2 += tiles * l2_tile * (1 + run_bytes / run)
                 dram += tiles * dram_tile * (1 + P["dram_bytes_per_run"] / run)
     points = g[0] * g[1] * g[2]
+    l2 += lost_share * reused  # the reuse an overrun L1 loses
     l1, l2, dram = l1 / points / m["l1bw"], l2 / points / m["l2bw"], dram / points / m["drambw"]
     n = P["norm"]
     idle = 1 + P["idle_thread_share"] * (row_x * row_y * row_z / points - 1)
-    return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n)
+    resident = per_sm * x * y * z
+    occupancy = 1 + P["latency_share"] * (m["tps"] / resident - 1) if 0 < resident < m["tps"] else 1.0
+    return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n) * occupancy
 
 
 def candidates(g, m, P, threads):

@@ -17,9 +17,22 @@ import sys
 from collections import OrderedDict
 
 
+def front_rows(path):
+    """The rows of a search at one carveout: every row of a CSV from before stencil3d searched carveouts, else
+    those of the front (every shape timed there), which must be one carveout (a kernel without shared memory);
+    searches over several: bench/shared_tiling_summary.py."""
+    rows = list(csv.DictReader(open(path)))
+    if rows and "front" in rows[0]:
+        rows = [r for r in rows if r["front"] == "1"]
+        carveouts = {r["carveout"] for r in rows}
+        if len(carveouts) > 1:
+            sys.exit(f"{path}: a search over {len(carveouts)} carveouts: bench/shared_tiling_summary.py reads those")
+    return rows
+
+
 def load(path, card):
     grids = OrderedDict()
-    for r in csv.DictReader(open(path)):
+    for r in front_rows(path):
         g = grids.setdefault(r["grid"], {"card": card, "rates": {}, "confirmed": {}, "chosen": None, "tuned": None})
         shape = (int(r["x"]), int(r["y"]), int(r["z"]), int(r["fold_y"]), int(r["fold_z"]))
         g["rates"][shape] = float(r["glups"])

@@ -10,10 +10,11 @@ the model's last change, never fitted on). One line per grid with every shape's 
 the data file's shape order; where the search confirmed shapes (its confirmed_glups column), a
 `confirmed` line after it holds those rates and leaves the other shapes empty.
 """
-import csv
 import math
 import sys
 from collections import OrderedDict
+
+from stencil_summary import front_rows
 
 
 def main(argv):
@@ -38,7 +39,7 @@ def main(argv):
     if (card, run) in recorded:
         sys.exit(f"{data}: {card} {run} is recorded already")
     grids = OrderedDict()
-    for r in csv.DictReader(open(search)):
+    for r in front_rows(search):
         key = "_".join(r[k] for k in ("x", "y", "z", "fold_y", "fold_z"))
         g = grids.setdefault(r["grid"], ({}, {}))
         g[0][key] = r["glups"]

@@ -51,7 +51,9 @@ def main():
                             xy=(i, float(r["glups"])), xytext=(max(i, 8), best * 1.08),
                             arrowprops={"arrowstyle": "->", "color": "black"}, fontsize=9)
         ax.set_xticks(list(xs))
-        ax.set_xticklabels([f"{r['x']},{r['y']},{r['z']}" for r in rows], rotation=90, fontsize=6)
+        # A search of a kernel with shared memory times launches at several carveouts: each bar names its own.
+        at = lambda r: "" if "carveout" not in r else " @driver" if r["carveout"] == "-1" else f" @{r['carveout']}%"
+        ax.set_xticklabels([f"{r['x']},{r['y']},{r['z']}{at(r)}" for r in rows], rotation=90, fontsize=6)
         ax.set_ylabel("GLup/s")
         ax.set_ylim(0, best * 1.3)
         ax.set_title(f"grid {grid}", fontsize=10)

@@ -26,8 +26,11 @@ struct Grid {
 // (FoldZ true). The column along the folded axis is streamed once, each value
 // added to every point within the radius, so folding saves loads without
 // holding the column in registers: two blocks of 1024 threads per SM leave at
-// most 32 registers a thread.
-template <int Fold, bool FoldZ>
+// most 32 registers a thread. `Slot` makes instances of one kernel that differ
+// only in how they are launched (examples/stencil3d/launch.cuh): the driver
+// keeps a function's carveout, so a launch left to the driver's default uses an
+// instance that never gets one.
+template <int Fold, bool FoldZ, int Slot>
 __global__ void __launch_bounds__(1024, 2)
     star25(const double* __restrict__ in, double* __restrict__ out, Grid g, Coefficients k) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;

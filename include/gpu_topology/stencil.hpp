@@ -1,5 +1,6 @@
 // gpu_topology/stencil.hpp: the star-stencil model (gpu_topology/stencil_model.hpp)
-// on the machine of the generated gpu_topology.hpp, which it includes. Facts and
+// on the machine of the generated gpu_topology.hpp, which it includes, with the
+// carveouts it measured (gpu_topology/carveout.hpp). Facts and
 // models apart: the model is the same for every GPU; the header says which GPU it
 // reasons about. this_gpu() and the entry points that default to it read the
 // facts, so they live in the profile's namespace, like the facts. C++17, host and
@@ -13,22 +14,12 @@
 #error "gpu_topology/stencil.hpp: the <gpu_topology.hpp> found first is not a header this GPUTopology renders (it names no profile namespace): render it again (configure again) or put the generated header's directory first on the include path"
 #endif
 
+#include <gpu_topology/carveout.hpp>
 #include <gpu_topology/stencil_model.hpp>
 
 #include <cstdint>
 
 namespace gpu_topology {
-
-namespace detail {
-// Makes an expression depend on a template parameter, so it is checked only
-// when the template is used: a header whose profile lacks a fact this model
-// needs still compiles, until the model is called (and then names the fact).
-template <typename Dependent, typename T>
-GPU_TOPOLOGY_HD constexpr const T& when_used(const T& fact) {
-    return fact;
-}
-}  // namespace detail
-
 inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
 // The machine gpu_topology.hpp describes (it must know every fact used here).
@@ -44,6 +35,8 @@ GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
             cache2.bandwidth_bytes_per_s,
             detail::when_used<Dependent>(dram).bandwidth_bytes_per_s,
             detail::when_used<Dependent>(device).sm_count,
+            detail::when_used<Dependent>(sm).max_threads,
+            32,
             detail::when_used<Dependent>(sm).max_threads};
 }
 
@@ -63,6 +56,22 @@ template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_extent& g, std::uint32_t radius,
                                                                    std::uint32_t threads_per_block = 1024) {
     return ::gpu_topology::star_stencil_shortlist<T>(g, radius, threads_per_block, this_gpu<T>());
+}
+// A kernel declaring `shared_bytes_per_block` of shared memory (static and dynamic together): the
+// carveout and the block together, from the launches gpu_topology.hpp measured (carveout_options_for).
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_launch choose_star_stencil_launch(const grid_extent& g, std::uint32_t radius,
+                                                                    std::uint32_t threads_per_block,
+                                                                    std::uint32_t shared_bytes_per_block) {
+    return ::gpu_topology::choose_star_stencil_launch<T>(
+        g, radius, threads_per_block, carveout_options_for<T>(threads_per_block, shared_bytes_per_block), this_gpu<T>());
+}
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_launch_list star_stencil_launch_shortlist(const grid_extent& g, std::uint32_t radius,
+                                                                           std::uint32_t threads_per_block,
+                                                                           std::uint32_t shared_bytes_per_block) {
+    return ::gpu_topology::star_stencil_launch_shortlist<T>(
+        g, radius, threads_per_block, carveout_options_for<T>(threads_per_block, shared_bytes_per_block), this_gpu<T>());
 }
 
 }  // namespace GPU_TOPOLOGY_PROFILE_NS

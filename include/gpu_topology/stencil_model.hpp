@@ -8,6 +8,7 @@
 #ifndef GPU_TOPOLOGY_STENCIL_MODEL_HPP
 #define GPU_TOPOLOGY_STENCIL_MODEL_HPP
 
+#include <gpu_topology/carveout_model.hpp>
 #include <gpu_topology/types.hpp>
 
 #include <cstdint>
@@ -22,33 +23,30 @@ namespace gpu_topology {
 // blockIdx order, x fastest, one wave at a time. Each level's bytes per update
 // at its measured bandwidth give its time: L1 (the lines a warp's accesses
 // touch), L2 and DRAM, with a cost per row of a tile, and threads left idle by
-// partial tiles at the grid's edges count. Fitted and checked on measured
-// searches over every block shape (kStencil* below).
+// partial tiles at the grid's edges count. Fewer resident threads than the SM
+// holds hide less latency, and tiles that overrun L1 lose reuse to L2. Fitted
+// and checked on measured searches over every block shape (kStencil* below).
 
 // The machine facts the model uses; this_gpu() (gpu_topology/stencil.hpp) builds
-// those of a generated header. Tests and what-if studies build their own.
+// those of a generated header, at_option() those of one carveout. Tests and
+// what-if studies build their own.
 struct stencil_machine {
-    // L1 per SM. this_gpu(): l1.size_bytes, a kernel at carveout 0 without shared memory. A kernel
-    // with its own shared memory gets less: l1_bytes_at(0, threads, its shared bytes), and the
-    // driver may then hold fewer blocks per SM (at carveout 0 one, l1_launches[].resident_blocks;
-    // cudaOccupancyMaxActiveBlocksPerMultiprocessor): set threads_per_sm to match. The model has no
-    // term for lost occupancy: with 32 or 96 KiB per 1024-thread block every shape ran 33-36 % slower,
-    // and the chooser's picks reached 0.925-0.972 of the best, 6 of 12 grids below 0.95 on each card
-    // (runs 81-82, docs/measurements/2026-11-23-stencil.md).
+    // L1 per SM: this_gpu() gives l1.size_bytes, a kernel without shared memory at carveout 0.
+    // A kernel with its own shared memory gets what its carveout leaves: at_option().
     std::uint64_t l1_bytes;
     std::uint64_t l1_bandwidth;     // bytes/s, every SM: what L1 delivers to the loads
     std::uint32_t l1_line_bytes;    // a block's x extent covers whole lines
     std::uint32_t l1_sector_bytes;  // unit of L2 -> L1 transfers
-    // L2 that keeps layers for reuse by every SM: all of it. (l2_near is what one
-    // SM reuses at near latency; on the H200 a 512^3 grid's 4-deep tiles ran as
-    // if their layers stayed, which only the whole L2 can hold:
-    // docs/measurements/2026-11-22-h200-stencil3d.md.)
+    // L2 that keeps layers for reuse by every SM: all of it. (l2_near is what one SM reuses
+    // at near latency; on the H200 a 512^3 grid's 4-deep tiles run as if their layers stay,
+    // which only the whole L2 can hold.)
     std::uint64_t l2_bytes;
     std::uint64_t l2_bandwidth;     // bytes/s, every SM
     std::uint64_t dram_bandwidth;   // bytes/s, every SM
     std::uint32_t sm_count;
-    std::uint32_t threads_per_sm;
+    std::uint32_t threads_per_sm;   // resident threads per SM: the block's resident blocks times its threads
     std::uint32_t warp_size = 32;   // CUDA's: the lanes that load together
+    std::uint32_t max_threads_per_sm = 0;  // the most an SM holds (sm.max_threads); 0: threads_per_sm
 };
 struct grid_extent {
     std::uint64_t x, y, z;  // points updated (the halo of `radius` around them is extra)
@@ -68,71 +66,86 @@ struct stencil_block {
     }
 };
 
+// The common default block: 32 wide (or all of a smaller block), one deep, (32, T/32, 1);
+// {0, 0, 0} for a block size that has none (not a multiple of 32 above 32 threads).
+GPU_TOPOLOGY_HD constexpr stencil_block default_stencil_block(std::uint32_t threads_per_block) {
+    const std::uint32_t x = threads_per_block < 32 ? threads_per_block : 32;
+    return x != 0 && threads_per_block % x == 0 ? stencil_block{x, threads_per_block / x, 1} : stencil_block{0, 0, 0};
+}
+
 struct stencil_traffic {
     // Per point of the grid, over all its tiles, the partial ones at the edges as they are:
     double l1_bytes_per_update;    // L1 sectors the loads and stores touch, as lines' bytes (see below)
-    double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores
+    double l2_bytes_per_update;    // L2 -> L1 loads and L1 -> L2 stores, and the reuse L1 loses (l1_reuse_lost)
     double dram_bytes_per_update;  // compulsory load + store, plus halos reloaded as a layer condition fails
     double tail_factor;            // threads of whole tiles over grid points (partial tiles at the edges)
     double busy_seconds_per_update;  // the levels' times at their measured bandwidths, combined
-    double seconds_per_update;     // that, and the idle threads of partial tiles at their share
-                                   // (kStencilIdleThreadShare)
+    double occupancy_factor;       // what fewer resident threads than the SM holds add (kStencilLatencyShare)
+    double seconds_per_update;     // that, the idle threads of partial tiles at their share
+                                   // (kStencilIdleThreadShare) and the occupancy factor
+    double l1_reuse_lost;          // share of the loads L1 would serve that go to L2 (kStencilL1Overcommit)
     bool layer_condition_y;        // what lies between a tile and its y neighbour's reuse fits the share of
                                    // L2 that keeps it whole (kStencilLayerShareOfL2; past it the reloads ramp)
     bool layer_condition_z;        // the same for the z neighbour's layers
     bool tile_fits_l1;             // every resident block's tile and halo fit L1 together
 };
 
-// The model's parameters, fitted on recorded searches of every block shape on
-// an H100 and an H200 (451 searches over 221 grids when they were last changed, blocks of
-// 1024 threads and, since runs 77-78, of 512, 256 and 128; 493 now, with blocks of 64 threads:
-// tests/data/stencil_searches.csv, docs/measurements/2026-11-23-stencil.md) and checked on
-// grids drawn after each change.
-// After the last change to them (aa11a7e), 288 searches held out (runs 79-80 and 83-91,
-// 64 to 1024 threads): 24 picks below 0.95 of the best, the worst 0.878 (H100, 70x354x878)
-// and 0.904 (H200); the misses are narrow grids over 1000 tall and a tile's y/z depth.
-// star_stencil_shortlist() below covers them. The figures below are bench/stencil_fit.py
-// --sweep on the 451 searches fitted then, each search's worst pick with one measured
-// bandwidth at a time moved by 3 %; with every parameter as it is, 15 picks were below 0.95
-// of the best, the worst 0.926. Swept again on the 493 fitted now (2026-11-27, with blocks
-// of 64 threads), every parameter is still at its best value (22 below, the worst 0.867).
-// Each is a behaviour of the memory system, not a fact a probe measures:
+// The model's parameters, fitted on recorded searches of every block shape on an H100 and an
+// H200, blocks of 64 to 1024 threads without shared memory (tests/data/stencil_searches.csv),
+// and checked on grids drawn after each change. The figures below are bench/stencil_fit.py
+// --sweep on the fitted searches, each search's worst pick with one measured bandwidth at a time
+// moved by 3 %: every parameter sits at its best value. Each is a behaviour of the memory system,
+// not a fact a probe measures:
 //  - A row of a tile (its x extent and halo) is one run of addresses; each run costs
 //    L2 and DRAM as much as this many more bytes would (requests, DRAM pages): narrow
 //    tiles move few bytes per run. The same for every row: a cheaper run for rows narrower
-//    than a warp (128 B, 2026-11-24) picked 16-wide tiles on wide grids for blocks of 128
-//    and 256 threads, 0.85-0.92 of the best (runs 77-78); Nsight puts 16-wide tiles' L2
-//    cost per byte above wider ones' (runs 60, 75-76), not below. 192 leaves 15 picks below
-//    0.95, 160 17, 224 19, 128 25, 256 27.
+//    than a warp picks 16-wide tiles on wide grids for blocks of 128 and 256 threads, 0.85-0.92
+//    of the best, and Nsight puts 16-wide tiles' L2 cost per byte above wider ones', not below.
+//    192 leaves 15 picks below 0.95, 160 17, 224 19, 128 25, 256 27.
 inline constexpr double kStencilL2BytesPerRun = 192;
 inline constexpr double kStencilDramBytesPerRun = 64;
 //  - A tile's halo rows a plane away (above and below it in z) cost L2 this share of what its
 //    halo rows beside it in y cost. Measured, not explained: with both layer conditions met, a
-//    tile deeper in y than in z ran about 10 % faster than the same tile turned over (ty and tz
+//    tile deeper in y than in z runs about 10 % faster than the same tile turned over (ty and tz
 //    swapped) in nearly every search on both cards, where the bytes it moves are the same. 0.75
 //    leaves 15 picks below 0.95, 0.625 18, 0.875 22, 0.5 24, 1 62 (worst 0.817). On narrow, tall
-//    grids the z halo seems cheaper still (the misses above; docs/measurements/2026-11-23-stencil.md).
+//    grids the z halo seems cheaper still (the model's misses).
 inline constexpr double kStencilZHaloRowShare = 0.75;
 //  - L2 keeps a layer for reuse while everything in between takes at most this share of it.
 inline constexpr double kStencilLayerShareOfL2 = 0.9;
 //  - Past that share a layer is not lost at once: the share of its halo rows reloaded from DRAM
 //    grows with what lies in between over the next this much of L2 (a partial layer condition).
-//    With a hard edge a tile near it was priced a whole halo apart from its neighbours, and a 3 %
-//    change in a measured bandwidth flipped the pick from 0.955 to 0.828 of the best (967x328x116
-//    on an H100, run 51); every ramp from 0.1 to 0.3 leaves 14-15 picks below 0.95, worst 0.926.
+//    With a hard edge a tile near it is priced a whole halo apart from its neighbours, and a 3 %
+//    change in a measured bandwidth flips the pick from 0.955 to 0.828 of the best (967x328x116
+//    on an H100); every ramp from 0.1 to 0.3 leaves 14-15 picks below 0.95, worst 0.926.
 inline constexpr double kStencilLayerRampOfL2 = 0.2;
 //  - Threads of a partial tile at the grid's edge that have no point return at once and move no
 //    bytes, yet their block holds its place on the SM until its last warp ends: an idle thread
-//    costs this share of a working one's time. Charged in full (1), the model preferred tiles that
-//    cover a grid's edge tightly over tiles that move fewer bytes, and missed 0.95 of the best on
-//    one held-out grid per card (207x90x448: 32x4x16 where 32x16x4 ran 8 % faster, runs 52-53).
-//    0.5 leaves 15 picks below 0.95, 0.7 19, 0.4 20, 0.25-0.3 21-22, 0.2 31, 1 41 (worst 0.850)
-//    and 0, bytes only, 89 (0.844). At 0.3 with a cheaper run for narrow rows (until aa11a7e)
-//    16-wide tiles won on grids 65-79 wide through the discount; now through their few idle lanes.
+//    costs this share of a working one's time. Charged in full (1), the model prefers tiles that
+//    cover a grid's edge tightly over tiles that move fewer bytes (207x90x448: 32x4x16 where
+//    32x16x4 runs 8 % faster, on both cards). 0.5 leaves 15 picks below 0.95, 0.7 19, 0.4 20,
+//    0.25-0.3 21-22, 0.2 31, 1 41 (worst 0.850) and 0, bytes only, 89 (0.844).
 inline constexpr double kStencilIdleThreadShare = 0.5;
 //  - The levels overlap, but not perfectly: their times combine as a 4-norm, between
 //    the roofline's maximum (infinity) and the sum (1).
 inline constexpr int kStencilLevelOverlapNorm = 4;
+//  - Resident threads hide latency: with n resident threads of the N an SM holds, a kernel takes
+//    (1 - share + share N / n) of its time at N. Every shape of a 1024-thread block with 32 or
+//    96 KiB of shared memory at carveout 0 (one resident block, 1024 threads) ran 33-36 % slower
+//    than without (two, 2048), the fastest shape 0.64-0.71 of the fastest without, on 6 grids per
+//    card (tests/data/stencil_shared_searches.csv): 0.48 puts it at 0.676. It puts a 256-thread block
+//    alone on its SM at 0.34 of the rate of a 1024-thread one alone (1/4.36 against 1/1.48); an
+//    H200 ran them at 30 and 83 GLup/s (0.36), each with 8 KiB of shared memory per block.
+inline constexpr double kStencilLatencyShare = 0.48;
+//  - L1 keeps a block's tile and halo for its threads' reuse (a row is read by the threads r
+//    rows around it), and the resident blocks' tiles may overrun L1 by this factor before reuse
+//    is lost: shapes whose resident tiles take up to 1.48 times L1 (32x1x2 folded in y, 32
+//    blocks of 64 threads) ran within 0.98 of the best on recorded searches. Past it, a cache
+//    holding that much of a footprint F serves that share of its reuse: the rest of the loads
+//    L1 would serve (its sectors, less what L2 serves anyway) go to L2. Not measured past the
+//    recorded searches' 1.48: a kernel with much shared memory meets it at the carveouts that
+//    leave little L1, which the launch short list times beside those that do not.
+inline constexpr double kStencilL1Overcommit = 1.5;
 
 namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {
@@ -195,7 +208,7 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     const auto core_row = [&](std::uint64_t wide) {
         return 2 * detail::round_up(r * s, sector) + detail::round_up(wide * s, sector);
     };
-    // Whether the whole tile and its halo fit L1, for every resident block: the y and z face rows too
+    // The whole tile and its halo as L1 holds them, for one block: the y and z face rows too
     // (a star has no edges).
     const std::uint64_t loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * detail::round_up(tx * s, sector);
     const std::uint64_t per_sm = b.threads() == 0 ? 0 : m.threads_per_sm / b.threads();
@@ -213,6 +226,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     t.layer_condition_y = double(between_y) <= layer_room;
     t.layer_condition_z = double(between_z) <= layer_room;
     t.tile_fits_l1 = per_sm * loaded <= m.l1_bytes;
+    // The share of L1's reuse lost where the resident blocks' tiles overrun it (kStencilL1Overcommit).
+    const double footprint = double(per_sm * loaded), l1_room = kStencilL1Overcommit * double(m.l1_bytes);
+    t.l1_reuse_lost = footprint > l1_room ? 1 - l1_room / footprint : 0.0;
     const double l2_size = double(m.l2_bytes);  // not `l2`: that is the header's L2 fact
     const double reloaded_y = detail::reloaded_share(double(between_y), layer_room, l2_size);
     const double reloaded_z = detail::reloaded_share(double(between_z), layer_room, l2_size);
@@ -220,9 +236,9 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     // axis loads f + 2r along it, shared) and stores one; a warp's access touches
     // the sectors its lanes' row segments span, at an offset the halo leaves unaligned,
     // and costs them as lines at a full warp's ratio of lines to sectors: a warp
-    // over two 16-wide rows costs 9.5 / 8.75 of a 32-wide row's, 8.6 % more (Nsight counted
-    // 6 % more L1 sectors per update for 16-wide tiles than for wider ones, runs 60 and 62,
-    // where their lines are 32 % more). Without a sector size, lines.
+    // over two 16-wide rows costs 9.5 / 8.75 of a 32-wide row's, 8.6 % more (Nsight counts
+    // 6 % more L1 sectors per update for 16-wide tiles than for wider ones, where their lines
+    // are 32 % more). Without a sector size, lines.
     const std::uint64_t fold = b.fold_y > b.fold_z ? b.fold_y : b.fold_z;
     const double loads = fold <= 1 ? double(6 * r + 1) : double(4 * r * fold + fold + 2 * r) / double(fold);
     const double line = double(m.l1_line_bytes);
@@ -231,14 +247,14 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
         return (double(lanes * s) + bytes - double(s)) / bytes;
     };
     const double lines_per_unit = spanned(m.warp_size, line) / spanned(m.warp_size, unit);
-    const auto row_lines = [&](std::uint64_t wide) {  // a tile row's warp segments, `wide` lanes working
-        if (tx < m.warp_size) return spanned(wide, unit) * lines_per_unit;
+    const auto row_units = [&](std::uint64_t wide) {  // the units a tile row's warp segments touch, `wide` lanes working
+        if (tx < m.warp_size) return spanned(wide, unit);
         const std::uint64_t whole = wide / m.warp_size, rest = wide % m.warp_size;
-        return (double(whole) * spanned(m.warp_size, unit) + (rest ? spanned(rest, unit) : 0.0)) * lines_per_unit;
+        return double(whole) * spanned(m.warp_size, unit) + (rest ? spanned(rest, unit) : 0.0);
     };
     // Each level's bytes over the grid's tiles, and the same with each run of addresses at its cost
     // (kStencilL2BytesPerRun and kin): the times' numerators.
-    double l1_bytes = 0, l2_bytes = 0, dram_bytes = 0, l2_with_runs = 0, dram_with_runs = 0;
+    double l1_bytes = 0, l2_bytes = 0, dram_bytes = 0, l2_with_runs = 0, dram_with_runs = 0, reused = 0;
     const detail::axis_tiles along_x = detail::split_axis(g.x, tx), along_y = detail::split_axis(g.y, ty),
                              along_z = detail::split_axis(g.z, tz);
     for (const detail::axis_part& px : along_x.parts)
@@ -250,31 +266,41 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
                 const double run = double(core_row(wx)), face_row = double(detail::round_up(wx * s, sector));
                 // What L2 serves: the rows and their halos, the z halo's rows at their share
                 // (kStencilZHaloRowShare), and the stores.
-                const double l2_tile = double(wy * wz) * run +
-                                       double(2 * r) * face_row * (double(wz) + kStencilZHaloRowShare * double(wy)) +
-                                       points * double(s);
+                const double l2_loads = double(wy * wz) * run +
+                                        double(2 * r) * face_row * (double(wz) + kStencilZHaloRowShare * double(wy));
+                const double l2_tile = l2_loads + points * double(s);
                 // DRAM: compulsory load and store, plus halos reloaded as a layer condition fails.
                 const double dram_tile = 2 * points * double(s) + reloaded_y * double(2 * r * wx * wz * s) +
                                          reloaded_z * double(2 * r * wx * wy * s);
-                l1_bytes += tiles * (loads + 1) * double(wy * wz) * row_lines(wx) * line;
+                l1_bytes += tiles * (loads + 1) * double(wy * wz) * (row_units(wx) * lines_per_unit) * line;
+                // What L1 serves of the loads (their sectors) beyond what L2 brings it: the reuse an
+                // overrun L1 loses.
+                const double served = loads * double(wy * wz) * row_units(wx) * unit - l2_loads;
+                reused += tiles * (served > 0 ? served : 0.0);
                 l2_bytes += tiles * l2_tile;
                 dram_bytes += tiles * dram_tile;
                 l2_with_runs += tiles * l2_tile * (1 + kStencilL2BytesPerRun / run);
                 dram_with_runs += tiles * dram_tile * (1 + kStencilDramBytesPerRun / run);
             }
+    const double lost = t.l1_reuse_lost * reused;
     const double points = double(g.x) * double(g.y) * double(g.z);
     t.l1_bytes_per_update = l1_bytes / points;
-    t.l2_bytes_per_update = l2_bytes / points;
+    t.l2_bytes_per_update = (l2_bytes + lost) / points;
     t.dram_bytes_per_update = dram_bytes / points;
     t.tail_factor = double(row_x) * double(row_y) * double(row_z) / points;
     // The levels' times. Without measured bandwidths every level counts alike.
     const bool rates = m.l1_bandwidth != 0 && m.l2_bandwidth != 0 && m.dram_bandwidth != 0;
     const double l1_seconds = t.l1_bytes_per_update / (rates ? double(m.l1_bandwidth) : 1.0);
-    const double l2_seconds = l2_with_runs / points / (rates ? double(m.l2_bandwidth) : 1.0);
+    const double l2_seconds = (l2_with_runs + lost) / points / (rates ? double(m.l2_bandwidth) : 1.0);
     const double dram_seconds = dram_with_runs / points / (rates ? double(m.dram_bandwidth) : 1.0);
     t.busy_seconds_per_update = detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
     const double idle_threads_per_update = t.tail_factor - 1;
-    t.seconds_per_update = (1 + kStencilIdleThreadShare * idle_threads_per_update) * t.busy_seconds_per_update;
+    // Occupancy: the block's resident threads against the most the SM holds.
+    const double resident = double(per_sm * b.threads());
+    const double most = double(m.max_threads_per_sm != 0 ? m.max_threads_per_sm : m.threads_per_sm);
+    t.occupancy_factor = resident > 0 && resident < most ? 1 + kStencilLatencyShare * (most / resident - 1) : 1.0;
+    t.seconds_per_update =
+        (1 + kStencilIdleThreadShare * idle_threads_per_update) * t.busy_seconds_per_update * t.occupancy_factor;
     return t;
 }
 
@@ -316,22 +342,19 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // and the folding (none, 2 in y, 2 in z) with the least time per update by
 // star_stencil_traffic, among blocks whose rows are whole L1 lines (x of at
 // least 16 doubles: a warp loads one 32-wide row or two 16-wide ones; the rule
-// is dropped when no block meets it). Until 2026-11-27 the tiles of every
-// resident block also had to fit L1 together: over the 781 recorded searches that
-// rule decides a pick only for blocks of 64 threads (32 resident, whose 32x2x2
-// tiles break it), 25 of 50, and takes that block size from 10 picks below 0.95
-// of the best to 20 (runs 85-91); tile_fits_l1 still says. A tile may
-// be larger than the grid: its idle threads are in the time (tail_factor, at
-// kStencilIdleThreadShare), and a 64-wide tile over 50 points idles no more
-// lanes than two 32-wide ones.
+// is dropped when no block meets it). The tiles of the resident blocks need not
+// fit L1 together: blocks of 64 threads (32 resident) run 32x2x2 tiles fastest,
+// which do not; tile_fits_l1 says, and past kStencilL1Overcommit the model
+// charges the reuse lost. A tile may be larger than the grid: its idle threads
+// are in the time (tail_factor, at kStencilIdleThreadShare), and a 64-wide tile
+// over 50 points idles no more lanes than two 32-wide ones.
 // Blocks of one tile that fold along y and along z have the same time (the
 // model moves the same bytes for both); between them the chooser folds along y
 // when an xy plane of the grid, with its halo, fits L1, and along z otherwise.
 // Measured, with a guess for why: on grids whose planes fit L1 folding along y
-// ran up to 8 % faster (a plane a z neighbour away may still be in L1), on
-// larger planes up to 18 % slower; on the 134 searches recorded then the rule
-// took the fitted grids below 0.95 from 3 to 2 per card. Other
-// ties keep the first found: x largest, then y.
+// runs up to 8 % faster (a plane a z neighbour away may still be in L1), on
+// larger planes up to 18 % slower. Other ties keep the first found: x largest,
+// then y.
 // The model alone misses 0.95 of the best shape on about 1 grid in 12 it was
 // not fitted on; star_stencil_shortlist() gives a short list to time instead.
 template <typename T>
@@ -354,16 +377,14 @@ GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_ext
 
 // ---- A short list to time, where the model's pick is not enough ---------------
 // The model ranks shapes a few % apart where the measured best is a few % from
-// its pick: over the 781 recorded searches its pick is below 0.95 of the best on 45,
-// 24 of the 288 held out (worst 0.878), while the list below holds a shape at 0.962 of
-// the best or better on every one (one-pass rates, bench/stencil_fit.py --shortlist).
-// So a kernel that can afford a few timed launches times this list on its own grid and
-// keeps the fastest (examples/stencil3d --tune does, in under 0.4 s; Triton's autotuner
-// prunes its configurations with a performance model the same way). Timed so on grids
-// drawn after each change, 64 to 1024 threads a block, 94 per card: 0.964 of the best
-// at worst, never below 0.95 (runs 83-91, docs/measurements/2026-11-23-stencil.md). Not so
-// for a kernel with its own shared memory (one resident block): 0.933 on 1 of 6 grids (run
-// 93, H100), where thin-z tiles the model does not rank won (stencil_machine says why).
+// its pick: over the recorded searches its pick is below 0.95 of the best on about
+// one in twenty (0.878 at worst on a grid it was not fitted on), while the list below
+// holds a shape at 0.962 of the best or better on every one (one-pass rates,
+// bench/stencil_fit.py --shortlist). So a kernel that can afford a few timed launches
+// times this list on its own grid and keeps the fastest (examples/stencil3d --tune
+// does; Triton's autotuner prunes its configurations with a performance model the
+// same way). Timed so on 94 grids per card drawn after each change, 64 to 1024
+// threads a block: 0.964 of the best at worst, never below 0.95.
 //  - The list holds the model's kStencilShortlistTiles best tiles, the chooser's pick first,
 //    each as every block that makes it (folded along y and along z: the model cannot tell
 //    those apart), then the common default (32 wide, one deep: (32, 32, 1) at 1024 threads),
@@ -415,8 +436,144 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
         add_tile_of(next.block);
     }
     // The default, where the block size has one: 32 wide (or all of a smaller block), one deep.
-    const std::uint32_t default_x = threads_per_block < 32 ? threads_per_block : 32;
-    if (threads_per_block % default_x == 0) add({default_x, threads_per_block / default_x, 1});
+    if (const stencil_block common = default_stencil_block(threads_per_block); common.threads() != 0) add(common);
+    return list;
+}
+
+// ---- Kernels with shared memory of their own: the carveout and the block together ----
+// A kernel that stages tiles in shared memory chooses how the SM's storage is split: the
+// carveout sets how many of its blocks an SM holds and how much L1 is left (carveout_options).
+// One fewer resident block costs every shape alike (kStencilLatencyShare); L1 left too small
+// for the resident tiles costs reuse (kStencilL1Overcommit). The launch chooser weighs the
+// two over every option and every block, and its short list times options of different
+// occupancy side by side.
+
+// A launch: the carveout option and the block.
+struct stencil_launch {
+    carveout_option option;
+    stencil_block block;
+    GPU_TOPOLOGY_HD constexpr bool operator==(const stencil_launch& o) const {
+        return option.carveout_percent == o.option.carveout_percent && option.same_split(o.option) && block == o.block;
+    }
+};
+
+// The machine at one option: its L1, and its resident blocks of `threads_per_block` threads
+// against the most threads the SM holds (m.threads_per_sm, unless m says so otherwise).
+GPU_TOPOLOGY_HD constexpr stencil_machine at_option(stencil_machine m, const carveout_option& o,
+                                                   std::uint32_t threads_per_block) {
+    if (m.max_threads_per_sm == 0) m.max_threads_per_sm = m.threads_per_sm;
+    m.l1_bytes = o.l1_bytes;
+    m.threads_per_sm = o.resident_blocks * threads_per_block;
+    return m;
+}
+
+// The model's time of a launch (seconds per update), at its option.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr double star_stencil_launch_seconds(const stencil_launch& l, const grid_extent& g,
+                                                            std::uint32_t radius, const stencil_machine& m) {
+    return star_stencil_traffic<T>(l.block, g, radius, at_option(m, l.option, l.block.threads())).seconds_per_update;
+}
+
+namespace detail {
+struct launch_candidate {
+    stencil_launch launch;
+    double time;
+};
+// Ranked ahead: less time; alike, more L1, then the driver's default, then the smaller carveout.
+GPU_TOPOLOGY_HD constexpr bool launch_ranks_ahead(const launch_candidate& a, const launch_candidate& b) {
+    if (a.time != b.time) return a.time < b.time;
+    const carveout_option &x = a.launch.option, &y = b.launch.option;
+    if (x.l1_bytes != y.l1_bytes) return x.l1_bytes > y.l1_bytes;
+    if (x.left_to_driver() != y.left_to_driver()) return x.left_to_driver();
+    return x.carveout_percent < y.carveout_percent;
+}
+// The chooser's block at one option, and its time.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr launch_candidate best_at(const grid_extent& g, std::uint32_t radius,
+                                                   std::uint32_t threads_per_block, const carveout_option& o,
+                                                   const stencil_machine& m) {
+    const stencil_machine at = at_option(m, o, threads_per_block);
+    const stencil_block b = choose_star_stencil_block<T>(g, radius, threads_per_block, at);
+    return {{o, b}, star_stencil_traffic<T>(b, g, radius, at).seconds_per_update};
+}
+// Where there is no option to weigh (a kernel no row describes and that does not fit an SM),
+// the driver's default with the machine as given.
+GPU_TOPOLOGY_HD constexpr carveout_option as_given(const stencil_machine& m, std::uint32_t threads_per_block) {
+    return {-1, threads_per_block == 0 ? 0 : m.threads_per_sm / threads_per_block, m.l1_bytes, false};
+}
+}  // namespace detail
+
+// The launch, carveout option and block, with the least time by the model: each option's
+// chooser block (choose_star_stencil_block on the machine at that option), the options weighed by
+// their blocks' times; alike in time, more L1, then the driver's default. On the stored profiles
+// this takes the carveout that holds the most threads unless their tiles overrun the L1 it
+// leaves (tests/header/stencil_chooser_test.cpp states the rules it keeps).
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_launch choose_star_stencil_launch(const grid_extent& g, std::uint32_t radius,
+                                                                    std::uint32_t threads_per_block,
+                                                                    const carveout_options& options,
+                                                                    const stencil_machine& m) {
+    if (options.count == 0)
+        return {detail::as_given(m, threads_per_block), choose_star_stencil_block<T>(g, radius, threads_per_block, m)};
+    detail::launch_candidate best = detail::best_at<T>(g, radius, threads_per_block, options.options[0], m);
+    for (std::uint32_t i = 1; i < options.count; ++i) {
+        const auto c = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
+        if (detail::launch_ranks_ahead(c, best)) best = c;
+    }
+    return best.launch;
+}
+
+//  - The launch short list also times, beside the chosen option's short list, the best launch
+//    of the next kStencilShortlistOccupancies - 1 other occupancies (resident threads) the
+//    options offer, ranked by time: where the model weighs occupancy against L1 wrongly, the
+//    tuning sees both sides. Then the default launch, (32, T/32, 1) left to the driver.
+inline constexpr std::uint32_t kStencilShortlistOccupancies = 3;
+
+struct stencil_launch_list {
+    static constexpr std::uint32_t capacity = stencil_shortlist::capacity + kStencilShortlistOccupancies;
+    stencil_launch launches[capacity];  // the chooser's launch first
+    std::uint32_t count;
+};
+
+// The launches to time for a kernel with shared memory of its own: the chosen option's short
+// list (star_stencil_shortlist on the machine at it, the chooser's launch first), the best launch
+// of each of the next other occupancies, and the default launch.
+template <typename T>
+GPU_TOPOLOGY_HD constexpr stencil_launch_list star_stencil_launch_shortlist(const grid_extent& g, std::uint32_t radius,
+                                                                           std::uint32_t threads_per_block,
+                                                                           const carveout_options& options,
+                                                                           const stencil_machine& m) {
+    stencil_launch_list list{};
+    if (threads_per_block == 0) return list;
+    const auto add = [&](const stencil_launch& l) {
+        for (std::uint32_t i = 0; i < list.count; ++i)
+            if (list.launches[i] == l) return;
+        if (list.count < stencil_launch_list::capacity) list.launches[list.count++] = l;
+    };
+    const stencil_launch chosen = choose_star_stencil_launch<T>(g, radius, threads_per_block, options, m);
+    const stencil_shortlist at_chosen =
+        star_stencil_shortlist<T>(g, radius, threads_per_block, at_option(m, chosen.option, threads_per_block));
+    for (std::uint32_t i = 0; i < at_chosen.count; ++i) add({chosen.option, at_chosen.blocks[i]});
+    // The other occupancies, best first: each round takes the best launch of an occupancy not yet taken.
+    std::uint32_t taken[kStencilShortlistOccupancies] = {chosen.option.resident_blocks};
+    for (std::uint32_t level = 1; level < kStencilShortlistOccupancies; ++level) {
+        detail::launch_candidate next{};
+        bool found = false;
+        for (std::uint32_t i = 0; i < options.count; ++i) {
+            bool seen = false;
+            for (std::uint32_t k = 0; k < level; ++k) seen = seen || taken[k] == options.options[i].resident_blocks;
+            if (seen) continue;
+            const auto c = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
+            if (!found || detail::launch_ranks_ahead(c, next)) next = c;
+            found = true;
+        }
+        if (!found) break;
+        taken[level] = next.launch.option.resident_blocks;
+        add(next.launch);
+    }
+    const stencil_block common = default_stencil_block(threads_per_block);
+    const carveout_option* driver = options.left_to_driver();
+    if (common.threads() != 0) add({driver ? *driver : detail::as_given(m, threads_per_block), common});
     return list;
 }
 

@@ -1,5 +1,5 @@
 # The probe's CUDA sources compile for every GPU generation its users have
-# (nvcc needs no GPU): one fat binary per source with machine code for each
+# (nvcc needs no GPU): a fat binary with machine code for each
 # architecture, so a kernel that uses what an older architecture lacks
 # (clusters before sm_90, an eviction hint before sm_70) must be guarded, and
 # ptxas refuses an instruction its target does not have. Device code is built
@@ -23,13 +23,21 @@ file(GLOB sources "${PROBE_DIR}/kernels/*.cu")
 if(NOT sources)
   message(FATAL_ERROR "no CUDA sources in ${PROBE_DIR}/kernels")
 endif()
+# All of them in one translation unit: nvcc parses the host side once per
+# architecture, not once per source and architecture (half the time); an error
+# still names the source file and line it is in.
+set(together "${WORK_DIR}/all_kernels.cu")
+file(WRITE "${together}" "")
 foreach(source IN LISTS sources)
-  get_filename_component(name "${source}" NAME_WE)
-  execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} -Xcicc -O0 -Xptxas -O0
-                          "${source}" -o "${WORK_DIR}/${name}.fatbin"
-                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${source} does not compile for every architecture (${ARCHITECTURES}):\n${out}${err}")
-  endif()
-  message(STATUS "${name}.cu: sm_${ARCHITECTURES}")
+  file(APPEND "${together}" "#include \"${source}\"\n")
 endforeach()
+execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} -Xcicc -O0 -Xptxas -O0
+                        "${together}" -o "${WORK_DIR}/all_kernels.fatbin"
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the probe's CUDA sources do not compile for every architecture (${ARCHITECTURES}):\n${out}${err}")
+endif()
+list(JOIN ARCHITECTURES ", sm_" shown)
+list(TRANSFORM sources REPLACE "^.*/" "")
+list(JOIN sources ", " names)
+message(STATUS "${names}: sm_${shown}")

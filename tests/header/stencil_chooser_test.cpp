@@ -383,3 +383,328 @@ TEST(StencilShortlist, RecordedSearches) {
 }
 
 }  // namespace
+
+// ---- Kernels with shared memory of their own: carveout and block together ----------
+
+namespace shared_memory {
+
+constexpr std::uint32_t kKiB = 1024;
+constexpr std::uint32_t kSizes[] = {8 * kKiB, 32 * kKiB, 96 * kKiB};
+constexpr std::uint32_t kThreads[] = {256, 1024};
+// Grids of every kind the held-out draws make (bench/stencil_grids.py): wide and narrow, flat and tall.
+constexpr gt::grid_extent kGrids[] = {{541, 174, 280}, {51, 1090, 272}, {393, 254, 198}, {96, 2000, 240},
+                                      {600, 600, 200}, {1024, 1024, 128}, {1180, 138, 236}, {43, 936, 758},
+                                      {207, 90, 448}, {967, 328, 116}};
+
+const gt::sm_shared_limits kLimits = gt::this_gpu_shared_limits();
+
+std::string where(std::uint32_t threads, std::uint32_t shared) {
+    return std::to_string(threads) + " threads, " + std::to_string(shared) + " B";
+}
+bool listed(const gt::carveout_options& options, const gt::carveout_option& o) {
+    for (std::uint32_t i = 0; i < options.count; ++i)
+        if (options.options[i].carveout_percent == o.carveout_percent && options.options[i].same_split(o)) return true;
+    return false;
+}
+gt::stencil_launch default_launch(const gt::carveout_options& options, std::uint32_t threads) {
+    return {*options.left_to_driver(), gt::default_stencil_block(threads)};
+}
+
+// The measured row of a launch, if the profile has one.
+const gt::l1_at_launch* row_of(int carveout, std::uint32_t threads, std::uint32_t shared) {
+    for (std::size_t i = 0; i != gt::l1_launch_count; ++i) {
+        const auto& row = gt::l1_launches[i];
+        if (row.carveout_percent == carveout && row.threads_per_block == threads && row.shared_bytes_per_block == shared)
+            return &row;
+    }
+    return nullptr;
+}
+
+// The rows of the stored profile, read into options: the driver's default first and measured, every
+// split distinct, and each consistent with its shared memory: the blocks' shared memory and
+// reservation fit the SM's, and the L1 left is no more than the same carveout leaves a kernel
+// without shared memory in blocks of 1024 threads (the most it leaves any block size), and at the
+// driver's, no more than any launch gets.
+TEST(CarveoutOptions, FromTheMeasuredRows) {
+    for (const std::uint32_t shared : kSizes)
+        for (const std::uint32_t threads : kThreads) {
+            const auto options = gt::carveout_options_for(threads, shared);
+            ASSERT_GE(options.count, 2u) << where(threads, shared);
+            EXPECT_TRUE(options.options[0].left_to_driver()) << where(threads, shared);
+            for (std::uint32_t i = 0; i < options.count; ++i) {
+                const auto& o = options.options[i];
+                const std::string at = where(threads, shared) + ", carveout " + std::to_string(o.carveout_percent);
+                EXPECT_TRUE(o.measured) << at;
+                EXPECT_GE(o.resident_blocks, 1u) << at;
+                EXPECT_LE(o.resident_blocks * threads, kLimits.max_threads) << at;
+                EXPECT_LE(std::uint64_t(o.resident_blocks) * (shared + kLimits.reserved_per_block), kLimits.shared_bytes) << at;
+                const auto* without = row_of(o.carveout_percent, 1024, 0);
+                EXPECT_LE(o.l1_bytes, o.left_to_driver() || !without ? std::uint64_t(gt::l1.size_bytes) : without->size_bytes)
+                    << at;
+                if (i > 1) EXPECT_LT(options.options[i - 1].carveout_percent, o.carveout_percent) << at;
+                for (std::uint32_t j = 0; j < i; ++j) EXPECT_FALSE(options.options[j].same_split(o)) << at;
+            }
+        }
+    // The issue's launch: at carveout 0 a 256-thread block with 8 KiB is alone on its SM; left to the
+    // driver, eight are.
+    const auto small = gt::carveout_options_for(256, 8 * kKiB);
+    ASSERT_NE(small.find(0), nullptr);
+    EXPECT_EQ(small.find(0)->resident_blocks, 1u);
+    EXPECT_EQ(small.left_to_driver()->resident_blocks, 8u);
+}
+
+// Kernels no row describes exactly get the documented bounds.
+TEST(CarveoutOptions, UnmeasuredKernelsGetBounds) {
+    // 20000 B: the rows of 32 KiB (lower bounds); the driver's default holds the most blocks the SM allows.
+    const auto between = gt::carveout_options_for(256, 20000);
+    ASSERT_GE(between.count, 2u);
+    EXPECT_EQ(between.left_to_driver()->resident_blocks,
+              std::min<std::uint64_t>(kLimits.max_threads / 256, kLimits.shared_bytes / (20000 + kLimits.reserved_per_block)));
+    for (std::uint32_t i = 0; i < between.count; ++i) {
+        const auto& o = between.options[i];
+        EXPECT_FALSE(o.measured);
+        if (o.left_to_driver()) continue;
+        const auto* row = row_of(o.carveout_percent, 256, 32 * kKiB);
+        ASSERT_NE(row, nullptr) << o.carveout_percent;
+        EXPECT_EQ(o.resident_blocks, row->resident_blocks);
+        EXPECT_EQ(o.l1_bytes, row->size_bytes);
+    }
+    // 512 threads: the 256-thread rows, with the blocks the threads allow.
+    const auto mid = gt::carveout_options_for(512, 32 * kKiB);
+    for (std::uint32_t i = 0; i < mid.count; ++i) {
+        const auto& o = mid.options[i];
+        if (o.left_to_driver()) continue;
+        const auto* row = row_of(o.carveout_percent, 256, 32 * kKiB);
+        ASSERT_NE(row, nullptr) << o.carveout_percent;
+        EXPECT_EQ(o.resident_blocks, std::min(row->resident_blocks, kLimits.max_threads / 512));
+        EXPECT_EQ(o.l1_bytes, row->size_bytes);
+    }
+    // Below the rule's range and above the largest measured size: the driver's default alone, the least L1.
+    for (const std::uint32_t shared : {4096u, 150000u}) {
+        const auto alone = gt::carveout_options_for(1024, shared);
+        ASSERT_EQ(alone.count, 1u) << shared;
+        EXPECT_TRUE(alone.options[0].left_to_driver());
+        EXPECT_EQ(alone.options[0].l1_bytes, kLimits.least_l1_bytes);
+        EXPECT_EQ(alone.options[0].resident_blocks, shared == 4096u ? 2u : 1u);
+    }
+    // A block that does not fit an SM has no launch.
+    EXPECT_EQ(gt::carveout_options_for(1024, std::uint32_t(kLimits.shared_bytes)).count, 0u);
+    EXPECT_EQ(gt::carveout_options_for(4096, 0).count, 0u);
+}
+
+// One option per split (the driver's, else the smallest carveout), the driver's first, then by carveout.
+TEST(CarveoutOptions, OneOptionPerSplit) {
+    constexpr gt::l1_at_launch rows[] = {{50, 256, 8192, 8, 120 * kKiB}, {-1, 256, 8192, 8, 120 * kKiB},
+                                         {10, 256, 8192, 3, 219 * kKiB}, {0, 256, 8192, 1, 235 * kKiB},
+                                         {5, 256, 8192, 1, 235 * kKiB},  {0, 256, 0, 8, 219 * kKiB}};
+    constexpr gt::sm_shared_limits limits{2048, 32, 228 * kKiB, 1024, 21 * kKiB};
+    constexpr auto options = gt::carveout_options_from(rows, std::size(rows), 256, 8192, limits);
+    static_assert(options.count == 3, "the driver's split, 10 % and 0 %");
+    static_assert(options.options[0].left_to_driver() && options.options[0].resident_blocks == 8, "the driver's first");
+    static_assert(options.options[1].carveout_percent == 0 && options.options[2].carveout_percent == 10, "then by carveout");
+    static_assert(gt::dominated(gt::carveout_option{75, 8, 54 * kKiB, true}, options.options[0]), "less L1, no more blocks");
+    static_assert(!gt::dominated(options.options[1], options.options[0]), "more L1");
+}
+
+// The launch chooser on the stored profiles, every size and block size the issue names, on grids of
+// every kind, both cards' machines: it picks an option the header lists and a block of the asked size;
+// by the model it is never slower than the default launch ((32, T/32, 1) left to the driver); and it
+// passes over an option that holds more blocks only for more L1 (never a dominated option).
+TEST(StencilLaunch, ChoicesMeetTheRules) {
+    for (const std::uint32_t shared : kSizes)
+        for (const std::uint32_t threads : kThreads) {
+            const auto options = gt::carveout_options_for(threads, shared);
+            for (const auto& m : {kFull, kH100})
+                for (const auto& g : kGrids) {
+                    const auto chosen = gt::choose_star_stencil_launch<double>(g, kRadius, threads, options, m);
+                    const std::string at = where(threads, shared) + ", " + std::to_string(g.x) + "x" +
+                                           std::to_string(g.y) + "x" + std::to_string(g.z);
+                    EXPECT_TRUE(listed(options, chosen.option)) << at;
+                    EXPECT_EQ(chosen.block.threads(), threads) << at;
+                    EXPECT_LE(chosen.block.z, 64u) << at;
+                    const double time = gt::star_stencil_launch_seconds<double>(chosen, g, kRadius, m);
+                    EXPECT_LE(time, gt::star_stencil_launch_seconds<double>(default_launch(options, threads), g, kRadius, m))
+                        << at;
+                    for (std::uint32_t i = 0; i < options.count; ++i)
+                        EXPECT_FALSE(gt::dominated(chosen.option, options.options[i]))
+                            << at << ": carveout " << options.options[i].carveout_percent << " holds as many blocks and as much L1";
+                }
+        }
+}
+
+// The issue's case: 256 threads with 8 KiB per block. Not carveout 0's one resident block: the model
+// puts that launch at under half the rate.
+TEST(StencilLaunch, SmallBlocksWithSharedMemoryAreNotLeftAlone) {
+    const auto options = gt::carveout_options_for(256, 8 * kKiB);
+    for (const auto& g : kGrids) {
+        const auto chosen = gt::choose_star_stencil_launch<double>(g, kRadius, 256, options, kFull);
+        EXPECT_EQ(chosen.option.resident_blocks, 8u);
+        const gt::stencil_launch alone{*options.find(0), chosen.block};
+        EXPECT_GT(gt::star_stencil_launch_seconds<double>(alone, g, kRadius, kFull),
+                  2 * gt::star_stencil_launch_seconds<double>(chosen, g, kRadius, kFull));
+    }
+}
+
+// Without shared memory, 1024-thread blocks: the launch chooser's block is the block chooser's (the
+// driver's split is carveout 0's there: two blocks, the most L1), as fitted on the recorded searches.
+TEST(StencilLaunch, WithoutSharedMemoryTheBlockChooserDecides) {
+    const auto options = gt::carveout_options_for(1024, 0);
+    ASSERT_EQ(options.left_to_driver()->l1_bytes, gt::this_gpu().l1_bytes);
+    for (const auto& g : kGrids) {
+        const auto chosen = gt::choose_star_stencil_launch<double>(g, kRadius, 1024, options, kFull);
+        EXPECT_TRUE(chosen.option.left_to_driver());
+        EXPECT_EQ(chosen.block, gt::choose_star_stencil_block<double>(g, kRadius, 1024, kFull));
+    }
+}
+
+// The launch short list: the chooser's launch first; the chosen option's short list; launches of other
+// occupancies (as many as the options offer, up to kStencilShortlistOccupancies in all); the default
+// launch; no launch twice, every block of the asked size, every option one the header lists.
+TEST(StencilLaunchShortlist, HoldsThePickOtherOccupanciesAndTheDefault) {
+    for (const std::uint32_t shared : {0u, 8 * kKiB, 32 * kKiB, 96 * kKiB})
+        for (const std::uint32_t threads : kThreads) {
+            const auto options = gt::carveout_options_for(threads, shared);
+            std::vector<std::uint32_t> levels;
+            for (std::uint32_t i = 0; i < options.count; ++i) levels.push_back(options.options[i].resident_blocks);
+            std::sort(levels.begin(), levels.end());
+            const auto offered = std::size_t(std::unique(levels.begin(), levels.end()) - levels.begin());
+            for (const auto& g : kGrids) {
+                const auto list = gt::star_stencil_launch_shortlist<double>(g, kRadius, threads, options, kFull);
+                const std::string at = where(threads, shared) + ", " + std::to_string(g.x) + " wide";
+                ASSERT_GE(list.count, gt::kStencilShortlistTiles) << at;
+                ASSERT_LE(list.count, gt::stencil_launch_list::capacity) << at;
+                EXPECT_EQ(list.launches[0], gt::choose_star_stencil_launch<double>(g, kRadius, threads, options, kFull)) << at;
+                EXPECT_EQ(std::count(list.launches, list.launches + list.count, default_launch(options, threads)), 1) << at;
+                std::vector<std::uint32_t> held;
+                for (std::uint32_t i = 0; i < list.count; ++i) {
+                    const auto& l = list.launches[i];
+                    EXPECT_EQ(std::count(list.launches, list.launches + list.count, l), 1) << at;
+                    EXPECT_EQ(l.block.threads(), threads) << at;
+                    EXPECT_TRUE(listed(options, l.option)) << at;
+                    held.push_back(l.option.resident_blocks);
+                }
+                std::sort(held.begin(), held.end());
+                const auto distinct = std::size_t(std::unique(held.begin(), held.end()) - held.begin());
+                EXPECT_GE(distinct, std::min<std::size_t>(offered, gt::kStencilShortlistOccupancies)) << at;
+            }
+        }
+}
+
+// In constant expressions too (64-thread blocks keep the evaluation within every compiler's step limit).
+TEST(StencilLaunch, InConstantExpressions) {
+    constexpr gt::grid_extent grid{256, 256, 256};
+    constexpr auto options = gt::carveout_options_for(64, 8 * kKiB);
+    constexpr auto chosen = gt::choose_star_stencil_launch<double>(grid, kRadius, 64, options, kH100);
+    static_assert(chosen.block.threads() == 64 && chosen.option.resident_blocks >= 1, "a launch");
+    EXPECT_EQ(chosen, gt::choose_star_stencil_launch<double>(grid, kRadius, 64, options, kH100));
+}
+
+// The recorded searches of 1024-thread blocks with 32 or 96 KiB of shared memory at carveout 0 (one
+// resident block) beside the same grids without (two): tests/data/stencil_shared_searches.csv.
+struct SharedSearch {
+    std::string card, run, grid;
+    gt::grid_extent extent{};
+    std::uint32_t shared = 0;
+    int carveout = 0;
+    std::map<std::string, double> glups, confirmed;
+};
+
+std::vector<SharedSearch> recorded_shared_searches() {
+    std::ifstream in(STENCIL_SHARED_SEARCHES);
+    std::vector<std::string> shapes;
+    std::vector<SharedSearch> searches;
+    std::string line;
+    const auto cells = [](const std::string& text) {
+        std::vector<std::string> out;
+        std::stringstream s(text);
+        for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
+        return out;
+    };
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        const auto c = cells(line);
+        if (c.at(0) == "shapes") {
+            shapes.assign(c.begin() + 6, c.end());
+            continue;
+        }
+        const bool confirmed = c.at(0) == "confirmed";
+        if (confirmed && (searches.empty() || searches.back().grid != c.at(3) || searches.back().card != c.at(1))) {
+            ADD_FAILURE() << "a confirmed line without its search: " << c.at(3);
+            continue;
+        }
+        if (!confirmed) {
+            SharedSearch s{c.at(0), c.at(1), c.at(3)};
+            std::sscanf(s.grid.c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
+                        reinterpret_cast<unsigned long long*>(&s.extent.y), reinterpret_cast<unsigned long long*>(&s.extent.z));
+            s.shared = std::uint32_t(std::stoul(c.at(4)));
+            s.carveout = std::stoi(c.at(5));
+            searches.push_back(std::move(s));
+        }
+        auto& rates = confirmed ? searches.back().confirmed : searches.back().glups;
+        for (std::size_t i = 0; i + 6 < c.size() && i < shapes.size(); ++i)
+            if (!c[i + 6].empty()) rates[shapes[i]] = std::stod(c[i + 6]);
+    }
+    return searches;
+}
+
+double best_of(const std::map<std::string, double>& rates) {
+    double best = 0;
+    for (const auto& [shape, rate] : rates) best = std::max(best, rate);
+    return best;
+}
+// The model's least time over every block at one option.
+double least_time(const gt::grid_extent& g, const gt::carveout_option& o, const gt::stencil_machine& m) {
+    const auto at = gt::at_option(m, o, 1024);
+    return gt::star_stencil_traffic<double>(gt::choose_star_stencil_block<double>(g, kRadius, 1024, at), g, kRadius, at)
+        .seconds_per_update;
+}
+
+// kStencilLatencyShare against what it was fitted on: each grid's fastest shape with one resident block
+// over its fastest with two, measured (0.64-0.71) and by the model (its best time at each option), within 0.05.
+TEST(StencilSharedMemory, OccupancyShareFitsTheRecordedSearches) {
+    if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
+    const auto searches = recorded_shared_searches();
+    ASSERT_EQ(searches.size(), 42u);
+    int compared = 0;
+    for (const auto& s : searches) {
+        if (s.shared == 0) continue;
+        const auto without = std::find_if(searches.begin(), searches.end(), [&](const SharedSearch& o) {
+            return o.shared == 0 && o.card == s.card && o.grid == s.grid;
+        });
+        if (without == searches.end()) continue;  // run 93's grids have no search without shared memory
+        const gt::stencil_machine m = s.card == "h100" ? kH100 : kFull;
+        const auto with = gt::carveout_options_for(1024, s.shared), none = gt::carveout_options_for(1024, 0);
+        const auto* one = with.find(s.carveout);
+        const auto* two = none.left_to_driver();
+        ASSERT_NE(one, nullptr);
+        ASSERT_EQ(one->resident_blocks, 1u);
+        ASSERT_EQ(two->resident_blocks, 2u);
+        const double measured = best_of(s.glups) / best_of(without->glups);
+        const double model = least_time(s.extent, *two, m) / least_time(s.extent, *one, m);
+        EXPECT_NEAR(measured, model, 0.05) << s.card << " " << s.grid << " " << s.shared << " B";
+        std::printf("%s %-12s %6u B: one block / two, fastest shapes: measured %.3f, model %.3f\n", s.card.c_str(),
+                    s.grid.c_str(), s.shared, measured, model);
+        ++compared;
+    }
+    EXPECT_EQ(compared, 24);
+}
+
+// At one resident block the model ranks shapes as it did before the occupancy term (the term is alike
+// for every shape): its picks reach 0.92 of the best or better on these searches, which is where the
+// launch chooser no longer goes when another carveout holds two blocks.
+TEST(StencilSharedMemory, PicksAtOneResidentBlock) {
+    if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
+    for (const auto& s : recorded_shared_searches()) {
+        if (s.shared == 0) continue;
+        const gt::stencil_machine m = s.card == "h100" ? kH100 : kFull;
+        const auto options = gt::carveout_options_for(1024, s.shared);
+        ASSERT_NE(options.find(s.carveout), nullptr);
+        const auto at = gt::at_option(m, *options.find(s.carveout), 1024);
+        const auto chosen = key_of(gt::choose_star_stencil_block<double>(s.extent, kRadius, 1024, at));
+        const bool confirmed = s.confirmed.count(chosen) != 0;
+        const double ratio = confirmed ? s.confirmed.at(chosen) / best_of(s.confirmed) : s.glups.at(chosen) / best_of(s.glups);
+        EXPECT_GE(ratio, 0.92) << s.card << " " << s.run << " " << s.grid << " " << s.shared << " B";
+    }
+}
+
+}  // namespace shared_memory

@@ -1,9 +1,11 @@
 // Every part of gpu_topology.hpp and the static headers (gpu_topology/stencil.hpp,
-// gpu_topology/ctest.hpp) in use, for the strict-warning compiles
+// gpu_topology/gemm.hpp, gpu_topology/carveout.hpp, gpu_topology/ctest.hpp) in use, for the strict-warning compiles
 // (tests/header/CMakeLists.txt). Generic: it must compile against any GPU's
 // header, known values or not.
 #include <gpu_topology.hpp>
+#include <gpu_topology/carveout.hpp>
 #include <gpu_topology/ctest.hpp>
+#include <gpu_topology/gemm.hpp>
 #include <gpu_topology/stencil.hpp>
 
 #include <cstdio>
@@ -55,13 +57,25 @@ int main() {
     static_assert(list.count >= gt::kStencilShortlistTiles && list.count <= gt::stencil_shortlist::capacity &&
                       list.blocks[0] == gt::choose_star_stencil_block<double>(grid, 4, 64, machine),
                   "the short list, the chooser's pick first");
+    // A kernel with shared memory of its own: the carveouts measured rows offer it, and the launch chooser.
+    constexpr gt::l1_at_launch rows[] = {{-1, 64, 8192, 24, 120 * 1024}, {0, 64, 8192, 1, 235 * 1024}};
+    constexpr gt::sm_shared_limits limits{2048, 32, 228 * 1024, 1024, 21 * 1024};
+    constexpr auto options = gt::carveout_options_from(rows, 2, 64, 8192, limits);
+    static_assert(options.count == 2 && options.left_to_driver()->resident_blocks == 24, "the driver's split first");
+    constexpr auto launch = gt::choose_star_stencil_launch<double>(grid, 4, 64, options, machine);
+    static_assert(launch.option.left_to_driver(), "24 resident blocks rather than one");
+    static_assert(gt::sgemm_pad_a(128, 8, 32, 4) == 4, "the SGEMM's A slice padded on 32 banks of 4 bytes");
     static_assert(gt::node::find_link(0, 0) == nullptr, "no link from a device to itself");
     const auto wave = gt::resident_blocks_per_wave(256);
     const auto at = gt::l1_launch_count ? gt::l1_bytes_at(0, 1024, 0) : 0;
-    std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d %d\n", gt::identity.device_name, gt::identity.profile_source,
+    // The SGEMM helper's short list on a machine of one's own.
+    const gt::gemm_machine gemm{132, 1.98e9, 128, 4, 33'000'000'000'000ull, 9'000'000'000'000ull, 3'000'000'000'000ull,
+                                50ull << 20, 500, 65536, 256, 32, 4, 32, rows, 2, limits};
+    const auto sgemm = gt::sgemm_tuning_list({1000, 1000, 1000}, false, gt::sgemm_space_on(32, 4), gemm);
+    std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d %d %u\n", gt::identity.device_name, gt::identity.profile_source,
                 gt::identity.cc_major, gt::identity.cc_minor, static_cast<unsigned long long>(edge),
                 static_cast<unsigned long long>(cube), static_cast<unsigned long long>(wave),
                 static_cast<unsigned long long>(at), or_zero(gt::dram.latency_cycles), int(gt::sharing.l1_texture.vouched),
-                gt::ctest_device());
+                gt::ctest_device(), sgemm.count);
     return 0;
 }

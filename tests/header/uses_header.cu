@@ -1,6 +1,7 @@
 // The strict-warning compile with nvcc, host and device code. The stencil model
 // by its former path, which still works.
 #include <gpu_topology.hpp>
+#include <gpu_topology/gemm.hpp>
 #include <gpu_topology_stencil.hpp>
 
 namespace gt = gpu_topology;
@@ -10,6 +11,11 @@ __global__ void uses(unsigned long long* out, int carveout, unsigned threads) {
     out[1] = gt::resident_blocks_per_wave(threads);
     out[2] = gt::l1.size_bytes.value_or(0u);
     out[3] = gt::square_tile_edge<float>(out[2] / 2);
+    // A kernel with shared memory of its own: the carveouts the header measured, the launch chooser, the SGEMM helper.
+    out[4] = gt::carveout_options_for(threads, 8192).count;
+    out[5] = gt::choose_star_stencil_launch<double>({256, 256, 256}, 4, threads, 8192).option.resident_blocks;
+    out[6] = gt::sgemm_resident_blocks({128, 128, 8, 8, 8, 4}, gt::carveout_options_for(256, 8320).options[0],
+                                       gt::this_gpu_gemm());
 }
 
 // A renamed quantity's old member in device code, taken by reference like any

@@ -66,7 +66,21 @@ TEST(Node, TwoStoredDevicesWithLinksAreAValidNodeProfile) {
 TEST(Node, SingleProfilesStillLoadThroughEitherReader) {
     const auto single = stored("nvidia-h100.json");
     EXPECT_FALSE(profile::is_node_document(single));
-    EXPECT_NO_THROW(profile::load_any_profile_text(single.dump(), "single.json"));
+    // Both readers give back the document as it was...
+    EXPECT_EQ(profile::load_profile_text(single.dump(), "single.json").dump(), single.dump());
+    EXPECT_EQ(profile::load_any_profile_text(single.dump(), "single.json").dump(), single.dump());
+    // ...and refuse the same broken one, naming the file and the field.
+    auto broken = single;
+    broken["caches"]["l1"]["size_bytes"]["value"] = 0;
+    for (const auto& read : {profile::load_profile_text, profile::load_any_profile_text}) {
+        try {
+            read(broken.dump(), "broken.json");
+            ADD_FAILURE() << "a profile with a zero L1 size was loaded";
+        } catch (const profile::ProfileError& e) {
+            EXPECT_NE(std::string(e.what()).find("broken.json"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("caches.l1.size_bytes.value"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST(Node, BadLinkValuesAreNamedByField) {

@@ -10,6 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace {
 using namespace gpu_topology;
 constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
@@ -19,11 +23,34 @@ analysis::Sweep load(const char* name) {
     return stages::read_sweep_csv(std::filesystem::path(GPU_TOPOLOGY_TEST_DATA) / name);
 }
 
-// Replays a dense sweep as the capacity search would see it: the last
-// footprint that fits before the first that does not, against the first
+// The capacity search itself (analysis::find_capacity, as the probe runs it) on a
+// dense recorded sweep of even spacing: every footprint it asks for is a multiple
+// of that spacing, answered by the point recorded there; the reference is the first
 // point at or above `reference_bytes`.
-std::uint64_t last_fitting(const analysis::Sweep& s, std::uint64_t reference_bytes = 0) {
+analysis::CapacityEstimate search_recorded(const analysis::Sweep& s, std::uint64_t reference_bytes = 0) {
+    const auto& points = s.points;
     analysis::CapacitySearchOptions options;
+    options.reference_bytes = std::max(reference_bytes, points.front().footprint_bytes);
+    options.step_bytes = points[1].footprint_bytes - points[0].footprint_bytes;
+    options.max_bytes = points.back().footprint_bytes;
+    const auto measure = [&](std::uint64_t bytes) {
+        const auto at = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.footprint_bytes == bytes; });
+        if (at == points.end())
+            throw std::logic_error("the search asked for " + std::to_string(bytes) + " B, which " + s.name +
+                                   " did not record");
+        return *at;
+    };
+    return analysis::find_capacity(measure, options);
+}
+
+// Where the search cannot run on a recording, the same reading of it in footprint
+// order: the last footprint that fits before the first that does not, against the
+// first point at or above `reference_bytes`. For a search's own trace (the footprints
+// it measured, recorded by the probe) that is what the search found; for a sweep
+// whose footprints are no multiples of its spacing it is the search's answer at the
+// sweep's resolution.
+std::uint64_t last_fitting_in_order(const analysis::Sweep& s, std::uint64_t reference_bytes = 0) {
+    const analysis::CapacitySearchOptions options;
     const analysis::SweepPoint* reference = nullptr;
     std::uint64_t last = 0;
     for (const auto& p : s.points) {
@@ -55,16 +82,18 @@ TEST(RecordedH200, OneCurveYieldsEveryLevel) {
 }
 
 TEST(RecordedH200, L1CapacityAtMaxL1Carveout) {
-    const auto s = load("h200_l1_carveout0.csv");
-    const auto last = last_fitting(s);
-    EXPECT_GE(last, 236 * KiB);
-    EXPECT_LE(last, 244 * KiB);
+    const auto found = search_recorded(load("h200_l1_carveout0.csv"));
+    ASSERT_TRUE(found.found);
+    EXPECT_GE(found.capacity_bytes, 236 * KiB);
+    EXPECT_LE(found.capacity_bytes, 244 * KiB);
+    EXPECT_GT(found.confidence, 0.99);
 }
 
 TEST(RecordedH200, L2NearCapacity) {
-    const auto last = last_fitting(load("h200_l2_fine.csv"));
-    EXPECT_GE(last, 27 * MiB);
-    EXPECT_LE(last, 30 * MiB);
+    const auto found = search_recorded(load("h200_l2_fine.csv"));
+    ASSERT_TRUE(found.found);
+    EXPECT_GE(found.capacity_bytes, 27 * MiB);
+    EXPECT_LE(found.capacity_bytes, 30 * MiB);
 }
 
 TEST(RecordedH200, FetchGranularities) {
@@ -81,32 +110,36 @@ TEST(RecordedH200, FetchGranularities) {
 
 TEST(RecordedH200, TextureAndReadOnlyHoldWhatL1Holds) {
     for (const char* name : {"h200_texture_carveout0.csv", "h200_readonly_carveout0.csv"}) {
-        const auto last = last_fitting(load(name));
-        EXPECT_GE(last, 236 * KiB) << name;  // L1 data at carveout 0: 241-243 KiB
-        EXPECT_LE(last, 252 * KiB) << name;
+        const auto found = search_recorded(load(name));
+        EXPECT_TRUE(found.found) << name;
+        EXPECT_GE(found.capacity_bytes, 236 * KiB) << name;  // L1 data at carveout 0: 241-243 KiB
+        EXPECT_LE(found.capacity_bytes, 252 * KiB) << name;
     }
     // At the max-shared carveout the texture path shrinks with L1 (19-20 KiB).
-    const auto small = last_fitting(load("h200_texture_carveout100.csv"));
-    EXPECT_GE(small, 16 * KiB);
-    EXPECT_LE(small, 26 * KiB);
+    const auto small = search_recorded(load("h200_texture_carveout100.csv"));
+    EXPECT_TRUE(small.found);
+    EXPECT_GE(small.capacity_bytes, 16 * KiB);
+    EXPECT_LE(small.capacity_bytes, 26 * KiB);
 }
 
 TEST(RecordedH200, TextureSpanIsTheSameAtEveryStride) {
     std::vector<analysis::StrideSpan> spans;
     for (std::uint32_t stride : {32u, 64u, 256u, 512u})
-        spans.push_back({stride, last_fitting(load(("h200_texture_span_stride" + std::to_string(stride) + ".csv").c_str()))});
-    spans.insert(spans.begin() + 2, {128, last_fitting(load("h200_texture_carveout0.csv"))});
+        spans.push_back(
+            {stride, last_fitting_in_order(load(("h200_texture_span_stride" + std::to_string(stride) + ".csv").c_str()))});
+    spans.insert(spans.begin() + 2, {128, search_recorded(load("h200_texture_carveout0.csv")).capacity_bytes});
     EXPECT_TRUE(analysis::span_independent_of_stride(spans));
     EXPECT_FALSE(analysis::line_from_spans(spans));  // so the texture line is reported unmeasured
 }
 
 TEST(RecordedH200, ConstantL1AndL15) {
     const auto sweep = load("h200_constant_stride64.csv");
-    const auto l1 = last_fitting(sweep);
+    // Footprints of 256 B + k x 512 B: read in order (the search takes multiples of its step).
+    const auto l1 = last_fitting_in_order(sweep);
     EXPECT_GE(l1, 1 * KiB);
     EXPECT_LE(l1, 2 * KiB);
     // Beyond the constant L1 every footprint up to the 64 KiB a module may declare is an L1.5 hit.
-    EXPECT_EQ(last_fitting(sweep, 4 * KiB), sweep.points.back().footprint_bytes);
+    EXPECT_EQ(last_fitting_in_order(sweep, 4 * KiB), sweep.points.back().footprint_bytes);
     EXPECT_GE(sweep.points.back().footprint_bytes, 63 * KiB);
 }
 

@@ -1,0 +1,175 @@
+// gpu_topology/carveout_model.hpp: the launches open to a kernel that declares shared memory
+// of its own. Each is a carveout the kernel asks for and what every SM then holds: resident
+// blocks and L1. They come from the per-launch rows a profile measured (l1_at_launch:
+// gpu_topology::l1_launches) and the SM's limits. It reads no facts: every entry point takes
+// the rows and limits, so it lives in plain namespace gpu_topology;
+// gpu_topology/carveout.hpp passes those of a generated gpu_topology.hpp. C++17, host and
+// device code.
+#ifndef GPU_TOPOLOGY_CARVEOUT_MODEL_HPP
+#define GPU_TOPOLOGY_CARVEOUT_MODEL_HPP
+
+#include <gpu_topology/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpu_topology {
+
+// What the occupancy arithmetic needs of an SM (the facts sm.*, shared.*, l1.size_bytes_max_shared_carveout).
+struct sm_shared_limits {
+    std::uint32_t max_threads;         // threads per SM
+    std::uint32_t max_blocks;          // resident blocks per SM
+    std::uint64_t shared_bytes;        // the most shared memory an SM holds (the max-shared split)
+    std::uint32_t reserved_per_block;  // shared memory the driver keeps for each resident block
+    std::uint64_t least_l1_bytes;      // the L1 of the max-shared split: the least any launch gets
+};
+
+// One launch: the carveout asked for, and what each SM then holds for blocks of the kernel's size
+// and shared memory.
+struct carveout_option {
+    int carveout_percent;           // cudaLaunchAttributePreferredSharedMemoryCarveout; -1: left to the driver
+    std::uint32_t resident_blocks;  // blocks per SM as shared memory, threads and the block limit allow (not registers)
+    std::uint64_t l1_bytes;         // L1 per SM
+    bool measured;                  // a row of exactly this block size and shared size; otherwise lower bounds (below)
+    GPU_TOPOLOGY_HD constexpr bool left_to_driver() const { return carveout_percent < 0; }
+    // The same split of the SM: the same blocks and the same L1.
+    GPU_TOPOLOGY_HD constexpr bool same_split(const carveout_option& o) const {
+        return resident_blocks == o.resident_blocks && l1_bytes == o.l1_bytes;
+    }
+};
+
+// The distinct splits open to a kernel: the driver's default first, then the carveouts in
+// increasing order. Carveouts that give the same split are one option (the driver's, else the
+// smallest carveout).
+struct carveout_options {
+    static constexpr std::uint32_t capacity = 16;
+    carveout_option options[capacity];
+    std::uint32_t count;
+    // The driver's default (every list built here has it, unless the kernel cannot launch at all).
+    GPU_TOPOLOGY_HD constexpr const carveout_option* left_to_driver() const {
+        for (std::uint32_t i = 0; i < count; ++i)
+            if (options[i].left_to_driver()) return &options[i];
+        return nullptr;
+    }
+    // The option of carveout_percent (-1: the driver's), or the option that has its split; nullptr if none.
+    GPU_TOPOLOGY_HD constexpr const carveout_option* find(int carveout_percent) const {
+        for (std::uint32_t i = 0; i < count; ++i)
+            if (options[i].carveout_percent == carveout_percent) return &options[i];
+        return nullptr;
+    }
+};
+
+namespace detail {
+GPU_TOPOLOGY_HD constexpr std::uint32_t smaller(std::uint64_t a, std::uint64_t b) {
+    return static_cast<std::uint32_t>(a < b ? a : b);
+}
+// Blocks the SM's threads, block limit and shared memory leave room for: what the driver's
+// default split holds (it makes room for the most blocks: every measured default row agrees).
+GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threads, std::uint32_t shared_bytes,
+                                                            const sm_shared_limits& limits) {
+    if (threads == 0 || threads > limits.max_threads) return 0;
+    const std::uint64_t per_block = std::uint64_t(shared_bytes) + limits.reserved_per_block;
+    const std::uint64_t by_shared = per_block == 0 ? limits.max_blocks : limits.shared_bytes / per_block;
+    return smaller(smaller(limits.max_threads / threads, limits.max_blocks), by_shared);
+}
+}  // namespace detail
+
+// The options of a kernel declaring `shared_bytes` of shared memory per block (static and dynamic
+// together) with blocks of `threads` threads, from the measured rows `rows[0..count)`:
+//  - Rows of exactly this shared size and block size answer as measured.
+//  - Another block size: the rows of the largest measured block size below it, with the blocks
+//    the threads allow (exact: a carveout's split did not follow the block size in any measured
+//    row of a kernel with shared memory, and the blocks that shared memory allows do not depend
+//    on the threads); failing that, the smallest above it (its blocks are then a lower bound).
+//  - A shared size between two measured ones, above `limits.shared_bytes / limits.max_blocks -
+//    limits.reserved_per_block` (6 KiB on Hopper): the rows of the next measured size above it, whose
+//    blocks and L1 are lower bounds. Above that size a carveout's split is the carveout rounded up
+//    to a size the architecture supports and at least the block's shared memory and reservation
+//    (the measured 8, 32 and 96 KiB rows all follow it), so a smaller declaration can only get
+//    more. Below it, where the block limit rather than the shared memory bounds the blocks, the
+//    split follows no such rule (256 B got less L1 than 8 KiB at some carveouts:
+//    docs/l1-effective-capacity.md) and no other size's rows answer.
+//  - The driver's default, where no row of exactly this kernel measured it: the most blocks the
+//    SM's limits allow (every measured default row holds exactly that many), with the most L1 of
+//    the carveouts that hold as many (a lower bound: the driver takes the smallest split that
+//    holds them), or the max-shared split's L1.
+//  - No rows answer: the driver's default alone, as above with the least L1.
+// A kernel whose one block does not fit an SM gets no option (count 0).
+GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_launch* rows, std::size_t row_count,
+                                                                std::uint32_t threads, std::uint32_t shared_bytes,
+                                                                const sm_shared_limits& limits) {
+    carveout_options out{};
+    const std::uint32_t most = detail::most_resident_blocks(threads, shared_bytes, limits);
+    if (most == 0) return out;
+    // The shared size whose rows answer.
+    constexpr std::uint32_t none = 0xffffffffu;
+    std::uint32_t size = none;
+    const std::uint64_t rule_from = limits.max_blocks == 0 ? 0 : limits.shared_bytes / limits.max_blocks;
+    const bool rule_holds = std::uint64_t(shared_bytes) + limits.reserved_per_block > rule_from;
+    for (std::size_t i = 0; i != row_count; ++i) {  // not <: a count of 0 would warn (nvcc #186)
+        const std::uint32_t s = rows[i].shared_bytes_per_block;
+        if (s == shared_bytes) size = s;
+        if (size != shared_bytes && s > shared_bytes && rule_holds && (size == none || s < size)) size = s;
+    }
+    // The block size whose rows answer: the largest measured one at most `threads`, else the smallest above.
+    std::uint32_t below = 0, above = none;
+    for (std::size_t i = 0; i != row_count; ++i) {
+        if (rows[i].shared_bytes_per_block != size) continue;
+        const std::uint32_t t = rows[i].threads_per_block;
+        if (t <= threads && t > below) below = t;
+        if (t > threads && t < above) above = t;
+    }
+    const std::uint32_t block_size = below != 0 ? below : above;
+    const bool exact = size == shared_bytes && block_size == threads;
+    const auto add = [&](const carveout_option& o) {
+        for (std::uint32_t i = 0; i < out.count; ++i)
+            if (out.options[i].same_split(o)) {
+                // One option per split: the driver's, else the smallest carveout.
+                carveout_option& kept = out.options[i];
+                if (!kept.left_to_driver() && (o.left_to_driver() || o.carveout_percent < kept.carveout_percent))
+                    kept = o;
+                return;
+            }
+        if (out.count < carveout_options::capacity) out.options[out.count++] = o;
+    };
+    bool default_measured = false;
+    if (size != none && block_size != none) {
+        for (std::size_t i = 0; i != row_count; ++i) {
+            const l1_at_launch& row = rows[i];
+            if (row.shared_bytes_per_block != size || row.threads_per_block != block_size) continue;
+            if (row.carveout_percent < 0 && !exact) continue;  // the driver's split of another kernel
+            const std::uint32_t blocks =
+                below != 0 ? detail::smaller(row.resident_blocks, most) : row.resident_blocks;
+            add({row.carveout_percent < 0 ? -1 : row.carveout_percent, blocks, row.size_bytes, exact});
+            default_measured = default_measured || row.carveout_percent < 0;
+        }
+    }
+    if (!default_measured) {
+        std::uint64_t most_l1 = 0;
+        for (std::uint32_t i = 0; i < out.count; ++i)
+            if (out.options[i].resident_blocks >= most && out.options[i].l1_bytes > most_l1) most_l1 = out.options[i].l1_bytes;
+        add({-1, most, most_l1 != 0 ? most_l1 : limits.least_l1_bytes, false});
+    }
+    // The driver's default first, then the carveouts in increasing order.
+    for (std::uint32_t i = 1; i < out.count; ++i)
+        for (std::uint32_t j = i; j > 0; --j) {
+            const carveout_option& a = out.options[j - 1];
+            const carveout_option& b = out.options[j];
+            const bool b_first = b.left_to_driver() || (!a.left_to_driver() && b.carveout_percent < a.carveout_percent);
+            if (!b_first) break;
+            const carveout_option t = out.options[j - 1];
+            out.options[j - 1] = out.options[j];
+            out.options[j] = t;
+        }
+    return out;
+}
+
+// Of two options, one that holds no more blocks and no more L1 than the other (and differs) is
+// dominated: a kernel that reads through L1 has no reason to take it.
+GPU_TOPOLOGY_HD constexpr bool dominated(const carveout_option& a, const carveout_option& b) {
+    return a.resident_blocks <= b.resident_blocks && a.l1_bytes <= b.l1_bytes && !a.same_split(b);
+}
+
+}  // namespace gpu_topology
+
+#endif  // GPU_TOPOLOGY_CARVEOUT_MODEL_HPP

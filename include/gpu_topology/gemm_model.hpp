@@ -1,0 +1,417 @@
+// gpu_topology/gemm_model.hpp: the tiling constants of a shared-memory-tiled SGEMM, C = alpha A B
+// + beta C in row-major floats, the kind a user writes (examples/gemm): each block computes a
+// block_m x block_n tile of C, staging block_k-deep slices of A (transposed, its rows padded) and B
+// in shared memory; each thread accumulates a thread_m x thread_n tile in registers. A model ranks
+// every configuration of a stated space, with the carveout, and a short list covers what it
+// cannot tell apart. It reads no facts: every entry point takes the machine (gemm_machine);
+// gpu_topology/gemm.hpp builds that of a generated gpu_topology.hpp. C++17, host and device code.
+#ifndef GPU_TOPOLOGY_GEMM_MODEL_HPP
+#define GPU_TOPOLOGY_GEMM_MODEL_HPP
+
+#include <gpu_topology/carveout_model.hpp>
+#include <gpu_topology/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpu_topology {
+
+// One configuration's tiles. The block has (block_m / thread_m) x (block_n / thread_n) threads and
+// declares (block_k (block_m + pad_a) + block_k block_n) floats of shared memory.
+struct sgemm_tile {
+    std::uint32_t block_m, block_n, block_k;  // the block's tile of C, and the depth of the A and B slices it stages
+    std::uint32_t thread_m, thread_n;         // each thread's tile of C, in registers
+    std::uint32_t pad_a;                      // floats after each row of the staged (transposed) A slice
+    GPU_TOPOLOGY_HD constexpr std::uint32_t threads() const {
+        return thread_m == 0 || thread_n == 0 ? 0 : (block_m / thread_m) * (block_n / thread_n);
+    }
+    GPU_TOPOLOGY_HD constexpr std::uint32_t pitch_a() const { return block_m + pad_a; }
+    GPU_TOPOLOGY_HD constexpr std::uint32_t shared_bytes() const {
+        return (block_k * pitch_a() + block_k * block_n) * std::uint32_t(sizeof(float));
+    }
+    GPU_TOPOLOGY_HD constexpr bool operator==(const sgemm_tile& o) const {
+        return block_m == o.block_m && block_n == o.block_n && block_k == o.block_k && thread_m == o.thread_m &&
+               thread_n == o.thread_n && pad_a == o.pad_a;
+    }
+};
+
+// A configuration: the tiles and the carveout.
+struct sgemm_config {
+    sgemm_tile tile;
+    carveout_option option;
+    GPU_TOPOLOGY_HD constexpr bool operator==(const sgemm_config& o) const {
+        return tile == o.tile && option.carveout_percent == o.option.carveout_percent && option.same_split(o.option);
+    }
+};
+
+struct gemm_extent {
+    std::uint64_t m, n, k;  // C is m x n, A m x k, B k x n
+};
+
+// The machine facts the model uses; this_gpu_gemm() (gpu_topology/gemm.hpp) builds those of a
+// generated header.
+struct gemm_machine {
+    std::uint32_t sm_count;
+    double sm_clock_hz;
+    std::uint32_t fma_per_sm_clock;     // FP32 fused multiply-adds an SM retires per clock (its architecture's)
+    std::uint32_t issue_per_sm_clock;   // warp instructions an SM issues per clock (its schedulers)
+    std::uint64_t shared_bandwidth;     // bytes/s, every SM
+    std::uint64_t l2_bandwidth;         // bytes/s, every SM
+    std::uint64_t dram_bandwidth;       // bytes/s
+    std::uint64_t l2_bytes;
+    std::uint32_t l2_latency_cycles;    // a load that L2 serves
+    std::uint32_t registers_per_sm;
+    std::uint32_t register_unit;        // registers a warp is given at a time
+    std::uint32_t banks, bank_bytes;    // shared memory banks
+    std::uint32_t warp_size;
+    // The carveouts: the measured per-launch rows and the SM's limits (carveout_options_from).
+    const l1_at_launch* rows;
+    std::size_t row_count;
+    sm_shared_limits limits;
+};
+
+// ---- The space -------------------------------------------------------------------
+// Block tiles with their thread tiles: 8x8 thread tiles (64 accumulators) in blocks of 64 to 256
+// threads, and 4x4 ones for grids too small to fill the SMs with large blocks.
+struct sgemm_block_shape {
+    std::uint32_t block_m, block_n, thread_m, thread_n;
+};
+inline constexpr sgemm_block_shape kSgemmBlockShapes[] = {{128, 128, 8, 8}, {128, 64, 8, 8}, {64, 128, 8, 8},
+                                                           {64, 64, 8, 8},   {64, 64, 4, 4},  {32, 32, 4, 4}};
+inline constexpr std::uint32_t kSgemmBlockK[] = {8, 16, 32};
+// Each shape and depth unpadded and padded (sgemm_pad_a), where padding changes the layout.
+inline constexpr std::uint32_t kSgemmSpaceCapacity =
+    2 * std::uint32_t(sizeof(kSgemmBlockShapes) / sizeof(kSgemmBlockShapes[0])) *
+    std::uint32_t(sizeof(kSgemmBlockK) / sizeof(kSgemmBlockK[0]));
+// The kernel's registers: __launch_bounds__(threads, sgemm_min_blocks(tile)) lets the compiler use at
+// most registers_per_sm / kSgemmRegisterThreads of them a thread (128 on a 64 Ki-register SM), so
+// that blocks of every size keep this many threads resident by registers.
+inline constexpr std::uint32_t kSgemmRegisterThreads = 512;
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_min_blocks(const sgemm_tile& t) {
+    return t.threads() == 0 || t.threads() >= kSgemmRegisterThreads ? 1 : kSgemmRegisterThreads / t.threads();
+}
+
+namespace detail {
+// Shared-memory wavefronts of one warp-wide access in which lane i reads or writes `bytes` (4, 8 or
+// 16) at byte address address(i): 16-byte accesses are served a quarter of the warp at a time, 8-byte
+// ones half, 4-byte ones whole; within one such phase a bank serves one distinct word per wavefront
+// (lanes that touch the same word share it).
+template <typename Address>
+GPU_TOPOLOGY_HD constexpr std::uint32_t wavefronts(std::uint32_t bytes, std::uint32_t banks, std::uint32_t bank_bytes,
+                                                   std::uint32_t warp_size, Address address) {
+    if (banks == 0 || bank_bytes == 0 || warp_size == 0) return 1;
+    const std::uint32_t lanes = warp_size < 64 ? warp_size : 64;
+    const std::uint32_t phase = bytes >= 16 ? lanes / 4 : bytes >= 8 ? lanes / 2 : lanes;
+    const std::uint32_t words = bytes < bank_bytes ? 1 : bytes / bank_bytes;
+    std::uint32_t total = 0;
+    for (std::uint32_t first = 0; first < lanes; first += phase) {
+        std::uint32_t ways[64] = {};  // distinct words per bank in this phase (a profile has at most 64 banks)
+        std::uint32_t most = 0;
+        for (std::uint32_t lane = first; lane < first + phase && lane < lanes; ++lane)
+            for (std::uint32_t w = 0; w < words; ++w) {
+                const std::uint64_t word = address(lane) / bank_bytes + w;
+                bool seen = false;
+                for (std::uint32_t before = first; before <= lane && !seen; ++before)
+                    for (std::uint32_t v = 0; v < words && !seen; ++v)
+                        seen = (before < lane || v < w) && address(before) / bank_bytes + v == word;
+                if (seen || word % banks >= 64) continue;
+                const std::uint32_t n = ++ways[word % banks];
+                most = n > most ? n : most;
+            }
+        total += most;
+    }
+    return total;
+}
+// Wavefronts of a warp's store of the A slice: lane i writes element (row i / block_k, column
+// i % block_k) of A (consecutive lanes read consecutive k of a row of A, coalesced) to float
+// column * pitch + row of the transposed slice.
+GPU_TOPOLOGY_HD constexpr std::uint32_t a_store_wavefronts(std::uint32_t pitch, std::uint32_t block_k,
+                                                           std::uint32_t banks, std::uint32_t bank_bytes,
+                                                           std::uint32_t warp_size) {
+    if (block_k == 0) return 1;
+    return wavefronts(sizeof(float), banks, bank_bytes, warp_size, [&](std::uint32_t lane) {
+        return (std::uint64_t(lane % block_k) * pitch + lane / block_k) * sizeof(float);
+    });
+}
+}  // namespace detail
+
+// The padding of the A slice's rows: the fewest floats, a multiple of 4 (the kernel reads the slice
+// as float4), that make its stores conflict the least on these banks. 4 for 8-deep slices on 32
+// banks of 4 bytes (conflict-free, against 8 ways unpadded).
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_pad_a(std::uint32_t block_m, std::uint32_t block_k, std::uint32_t banks,
+                                                    std::uint32_t bank_bytes, std::uint32_t warp_size = 32) {
+    std::uint32_t best = 0, fewest = detail::a_store_wavefronts(block_m, block_k, banks, bank_bytes, warp_size);
+    const std::uint32_t span = banks * (bank_bytes == 0 ? 1 : bank_bytes) / std::uint32_t(sizeof(float));
+    for (std::uint32_t pad = 4; pad < span && fewest > 1; pad += 4) {
+        const std::uint32_t ways = detail::a_store_wavefronts(block_m + pad, block_k, banks, bank_bytes, warp_size);
+        if (ways < fewest) best = pad, fewest = ways;
+    }
+    return best;
+}
+
+struct sgemm_space {
+    sgemm_tile tiles[kSgemmSpaceCapacity];
+    std::uint32_t count;
+};
+// Every configuration's tiles, on these banks: each shape and depth unpadded, then padded where that
+// changes the layout.
+GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::uint32_t bank_bytes) {
+    sgemm_space space{};
+    for (const sgemm_block_shape& s : kSgemmBlockShapes)
+        for (const std::uint32_t k : kSgemmBlockK) {
+            space.tiles[space.count++] = {s.block_m, s.block_n, k, s.thread_m, s.thread_n, 0};
+            const std::uint32_t pad = sgemm_pad_a(s.block_m, k, banks, bank_bytes);
+            if (pad != 0) space.tiles[space.count++] = {s.block_m, s.block_n, k, s.thread_m, s.thread_n, pad};
+        }
+    return space;
+}
+
+// ---- The model ---------------------------------------------------------------------
+// Per k-step a block loads its A and B slices (L2 serves them: every row and column of blocks reads
+// the same panels), waits at a barrier, then each warp issues its fused multiply-adds and the
+// shared-memory loads of its operands. An SM runs its resident blocks' steps side by side: a step
+// takes what the SM's busiest resource (instruction issue, FMA pipes, shared memory, its share of L2)
+// needs for all of them, or one block's own chain (the L2 load's latency and its barrier, then its
+// instructions on the schedulers it has warps for), whichever is longer. The busiest SM runs its
+// blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
+// of blocks where it does not fit L2). Nothing here was fitted on measured SGEMMs: the constants are
+// the architecture's and the profile's facts, and these counts:
+//  - Registers a thread takes beyond its accumulators and operands (indices, addresses, loop).
+inline constexpr std::uint32_t kSgemmRegistersBeyondTile = 40;
+//  - Cycles a barrier costs a block, twice a k-step.
+inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
+//  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
+//    brings costs a global load, a shared store and its bounds test; and the loop.
+inline constexpr std::uint32_t kSgemmInstructionsPerElement = 3;
+inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
+
+// What the model estimates of a configuration.
+struct sgemm_estimate {
+    std::uint32_t registers;        // a thread's, estimated unless given (at most the launch bounds' budget)
+    std::uint32_t resident_blocks;  // per SM: the option's, and what registers allow
+    std::uint64_t blocks;           // tiles of C
+    double seconds;                 // the whole product
+};
+
+// Registers a thread of the kernel takes, estimated: its accumulators and operands, and
+// kSgemmRegistersBeyondTile, within the launch bounds' budget.
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_registers(const sgemm_tile& t, const gemm_machine& m) {
+    const std::uint32_t want = t.thread_m * t.thread_n + t.thread_m + t.thread_n + kSgemmRegistersBeyondTile;
+    const std::uint32_t threads = t.threads() * sgemm_min_blocks(t);
+    const std::uint32_t budget = threads == 0 ? 255 : m.registers_per_sm / threads / 8 * 8;
+    const std::uint32_t cap = budget < 255 ? budget : 255;
+    return want < cap ? want : cap;
+}
+
+namespace detail {
+GPU_TOPOLOGY_HD constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+GPU_TOPOLOGY_HD constexpr double larger(double a, double b) { return a > b ? a : b; }
+}  // namespace detail
+
+// Blocks of these tiles an SM holds at an option: the option's (shared memory, threads, the block
+// limit) and what the registers allow (`registers` a thread's, 0: sgemm_registers()).
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_resident_blocks(const sgemm_tile& t, const carveout_option& o,
+                                                             const gemm_machine& m, std::uint32_t registers = 0) {
+    const std::uint32_t threads = t.threads();
+    if (threads == 0 || m.warp_size == 0) return 0;
+    const std::uint64_t warps = (threads + m.warp_size - 1) / m.warp_size;
+    const std::uint64_t unit = m.register_unit == 0 ? 1 : m.register_unit;
+    const std::uint64_t per_warp =
+        detail::ceil_div(std::uint64_t(registers != 0 ? registers : sgemm_registers(t, m)) * m.warp_size, unit) * unit;
+    const std::uint64_t by_registers = per_warp == 0 ? o.resident_blocks : m.registers_per_sm / (per_warp * warps);
+    return std::uint32_t(by_registers < o.resident_blocks ? by_registers : o.resident_blocks);
+}
+
+// The model's estimate of one configuration on an m x n x k product (beta != 0: C is read too);
+// `registers` a thread's registers if known (0: sgemm_registers()).
+GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c, const gemm_extent& e, bool reads_c,
+                                                          const gemm_machine& m, std::uint32_t registers = 0) {
+    const sgemm_tile& t = c.tile;
+    sgemm_estimate out{registers != 0 ? registers : sgemm_registers(t, m), 0, 0, 0};
+    const std::uint32_t threads = t.threads();
+    if (threads == 0 || m.sm_count == 0 || m.warp_size == 0 || !(m.sm_clock_hz > 0)) return out;
+    const std::uint32_t warps = (threads + m.warp_size - 1) / m.warp_size;
+    out.resident_blocks = sgemm_resident_blocks(t, c.option, m, out.registers);
+    out.blocks = detail::ceil_div(e.m, t.block_m) * detail::ceil_div(e.n, t.block_n);
+    if (out.resident_blocks == 0 || out.blocks == 0) {
+        out.seconds = 1e30;  // it does not launch
+        return out;
+    }
+    const double clock = m.sm_clock_hz;
+    const double steps = double(detail::ceil_div(e.k, t.block_k));
+    const std::uint64_t per_sm = detail::ceil_div(out.blocks, m.sm_count);
+    const std::uint64_t side_by_side = per_sm < out.resident_blocks ? per_sm : out.resident_blocks;
+    const double rounds = double(detail::ceil_div(per_sm, side_by_side));
+    const double r = double(side_by_side);
+    // One k-step of one block: its warps' instructions, FMA-pipe cycles, shared-memory wavefronts, L2 bytes.
+    const double fma_per_warp = double(t.block_k) * t.thread_m * t.thread_n;
+    const double loads_per_warp = double(t.block_k) * double((t.thread_m + 3) / 4 + (t.thread_n + 3) / 4);
+    const double elements = double(t.block_k) * (t.block_m + t.block_n);
+    const double other_per_warp = kSgemmInstructionsPerElement * elements / threads + kSgemmInstructionsPerStep;
+    const double instructions = warps * (fma_per_warp + loads_per_warp + other_per_warp);
+    const double fma_cycles = m.fma_per_sm_clock == 0 ? 0.0 : double(t.block_m) * t.block_n * t.block_k / m.fma_per_sm_clock;
+    // Shared memory: a warp's operand loads, float4 at a time (lane i is thread (i / across, i % across)
+    // of the block, across = block_n / thread_n threads along n: lanes of one row of threads read the
+    // same A words); the slices' stores, one float a lane.
+    const std::uint32_t across = t.block_n / t.thread_n;
+    const auto a_load = [&](std::uint32_t lane) { return std::uint64_t(lane / across) * t.thread_m * sizeof(float); };
+    const auto b_load = [&](std::uint32_t lane) { return std::uint64_t(lane % across) * t.thread_n * sizeof(float); };
+    const auto b_store = [&](std::uint32_t lane) { return std::uint64_t(lane) * sizeof(float); };
+    const double loads_wavefronts =
+        double((t.thread_m + 3) / 4) * detail::wavefronts(16, m.banks, m.bank_bytes, m.warp_size, a_load) +
+        double((t.thread_n + 3) / 4) * detail::wavefronts(16, m.banks, m.bank_bytes, m.warp_size, b_load);
+    // A warp's stores a step: each thread stores block_k block_m / threads floats of A, as many of B.
+    const double stores_wavefronts =
+        double(t.block_k) * t.block_m / threads *
+            detail::a_store_wavefronts(t.pitch_a(), t.block_k, m.banks, m.bank_bytes, m.warp_size) +
+        double(t.block_k) * t.block_n / threads * detail::wavefronts(sizeof(float), m.banks, m.bank_bytes, m.warp_size, b_store);
+    const double shared_cycles = warps * (t.block_k * loads_wavefronts + stores_wavefronts);
+    const double wavefront = double(m.banks) * m.bank_bytes;
+    const double shared_per_cycle = m.shared_bandwidth / (double(m.sm_count) * clock);  // bytes per SM per clock
+    const double shared_scale = shared_per_cycle > 0 ? wavefront / shared_per_cycle : 1.0;
+    const double l2_bytes = elements * sizeof(float);
+    const double l2_seconds = m.l2_bandwidth == 0 ? 0.0 : l2_bytes / (double(m.l2_bandwidth) / m.sm_count);
+    const double issue = m.issue_per_sm_clock == 0 ? 1.0 : double(m.issue_per_sm_clock);
+    // The SM busy with r blocks' steps, and one block's own chain.
+    const double busy = r * detail::larger(detail::larger(instructions / issue, fma_cycles),
+                                           detail::larger(shared_cycles * shared_scale, l2_seconds * clock));
+    const double own_issue = double(warps) < issue ? double(warps) : issue;
+    const double chain = double(m.l2_latency_cycles) + 2.0 * kSgemmBarrierCycles +
+                         detail::larger(instructions / own_issue, fma_cycles);
+    const double step = detail::larger(busy, chain) / clock;
+    // The epilogue: each block reads (beta != 0) and writes its tile of C.
+    const double c_bytes = double(t.block_m) * t.block_n * sizeof(float) * (reads_c ? 2 : 1);
+    const double epilogue = m.l2_bandwidth == 0 ? 0.0 : r * c_bytes / (double(m.l2_bandwidth) / m.sm_count);
+    const double sm_seconds = rounds * (steps * step + epilogue);
+    // DRAM: A, C once; B once if it fits half of L2, else once per row of blocks.
+    const double b_bytes_total = double(e.k) * e.n * sizeof(float);
+    const double b_reads = b_bytes_total <= 0.5 * double(m.l2_bytes) ? 1.0 : double(detail::ceil_div(e.m, t.block_m));
+    const double dram_bytes = (double(e.m) * e.k + double(e.m) * e.n * (reads_c ? 2 : 1)) * sizeof(float) +
+                              b_reads * b_bytes_total;
+    const double dram_seconds = m.dram_bandwidth == 0 ? 0.0 : dram_bytes / double(m.dram_bandwidth);
+    out.seconds = detail::larger(sm_seconds, dram_seconds);
+    return out;
+}
+
+// The options a configuration's tiles may launch with, and the one the model takes: the most
+// resident blocks (with what registers allow); alike, the most L1, then the driver's default, then
+// the smaller carveout. SGEMM reads each element of its slices from global memory once per block,
+// so L1 serves it little: the carveout is about the blocks it holds.
+GPU_TOPOLOGY_HD constexpr carveout_options sgemm_options(const sgemm_tile& t, const gemm_machine& m) {
+    return carveout_options_from(m.rows, m.row_count, t.threads(), t.shared_bytes(), m.limits);
+}
+GPU_TOPOLOGY_HD constexpr carveout_option sgemm_option(const sgemm_tile& t, const gemm_machine& m,
+                                                       std::uint32_t registers = 0) {
+    const carveout_options options = sgemm_options(t, m);
+    carveout_option best{-1, 0, 0, false};
+    std::uint32_t best_blocks = 0;
+    for (std::uint32_t i = 0; i < options.count; ++i) {
+        const carveout_option& o = options.options[i];
+        const std::uint32_t blocks = sgemm_resident_blocks(t, o, m, registers);
+        const bool ahead = i == 0 || blocks > best_blocks ||
+                           (blocks == best_blocks &&
+                            (o.l1_bytes > best.l1_bytes ||
+                             (o.l1_bytes == best.l1_bytes && (o.left_to_driver() ||
+                                                              (!best.left_to_driver() && o.carveout_percent < best.carveout_percent)))));
+        if (ahead) best = o, best_blocks = blocks;
+    }
+    return best;
+}
+
+// A kernel's registers per configuration: estimated (sgemm_registers), or as the program knows them
+// (cudaFuncGetAttributes), tile by tile.
+struct sgemm_estimated_registers {
+    GPU_TOPOLOGY_HD constexpr std::uint32_t operator()(const sgemm_tile&) const { return 0; }
+};
+struct sgemm_known_registers {
+    const sgemm_tile* tiles;
+    const std::uint32_t* registers;
+    std::size_t count;
+    GPU_TOPOLOGY_HD constexpr std::uint32_t operator()(const sgemm_tile& t) const {
+        for (std::size_t i = 0; i < count; ++i)
+            if (tiles[i] == t) return registers[i];
+        return 0;  // not known: estimated
+    }
+};
+
+// The configuration of `space` the model takes for an m x n x k product, with its carveout.
+template <typename Registers = sgemm_estimated_registers>
+GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool reads_c, const sgemm_space& space,
+                                                    const gemm_machine& m, Registers registers = {}) {
+    sgemm_config best{};
+    double best_seconds = 0;
+    for (std::uint32_t i = 0; i < space.count; ++i) {
+        const sgemm_tile& t = space.tiles[i];
+        const sgemm_config c{t, sgemm_option(t, m, registers(t))};
+        const double s = sgemm_estimate_of(c, e, reads_c, m, registers(t)).seconds;
+        if (i == 0 || s < best_seconds) best = c, best_seconds = s;
+    }
+    return best;
+}
+
+// ---- A short list to time ------------------------------------------------------------
+// The model has not been checked against measured SGEMMs: a program that can afford a few timed
+// launches times this list on its own matrices and keeps the fastest. It holds the best
+// kSgemmShortlistPerShape depths and paddings of each of the model's kSgemmShortlistShapes best block
+// shapes (ranked by their best configuration), the chooser's pick first: the block shape is where a
+// model of waves and occupancy errs most, the depth next.
+inline constexpr std::uint32_t kSgemmShortlistShapes = 4;
+inline constexpr std::uint32_t kSgemmShortlistPerShape = 2;
+
+struct sgemm_shortlist {
+    static constexpr std::uint32_t capacity = kSgemmShortlistShapes * kSgemmShortlistPerShape;
+    sgemm_config configs[capacity];  // the chooser's pick first
+    std::uint32_t count;
+};
+
+template <typename Registers = sgemm_estimated_registers>
+GPU_TOPOLOGY_HD constexpr sgemm_shortlist sgemm_tuning_list(const gemm_extent& e, bool reads_c, const sgemm_space& space,
+                                                           const gemm_machine& m, Registers registers = {}) {
+    sgemm_shortlist list{};
+    const auto same_shape = [](const sgemm_tile& a, const sgemm_tile& b) {
+        return a.block_m == b.block_m && a.block_n == b.block_n && a.thread_m == b.thread_m && a.thread_n == b.thread_n;
+    };
+    const auto seconds_of = [&](const sgemm_tile& t) {
+        return sgemm_estimate_of({t, sgemm_option(t, m, registers(t))}, e, reads_c, m, registers(t)).seconds;
+    };
+    sgemm_tile shapes[kSgemmShortlistShapes] = {};
+    std::uint32_t shape_count = 0;
+    for (std::uint32_t round = 0; round < kSgemmShortlistShapes; ++round) {
+        // The best configuration whose block shape is not taken yet.
+        bool found = false;
+        sgemm_tile next{};
+        double next_seconds = 0;
+        for (std::uint32_t i = 0; i < space.count; ++i) {
+            bool taken = false;
+            for (std::uint32_t s = 0; s < shape_count; ++s) taken = taken || same_shape(shapes[s], space.tiles[i]);
+            if (taken) continue;
+            const double s = seconds_of(space.tiles[i]);
+            if (!found || s < next_seconds) next = space.tiles[i], next_seconds = s, found = true;
+        }
+        if (!found) break;
+        shapes[shape_count++] = next;
+    }
+    for (std::uint32_t s = 0; s < shape_count; ++s)
+        for (std::uint32_t k = 0; k < kSgemmShortlistPerShape; ++k) {
+            // The shape's best configuration not listed yet.
+            bool found = false;
+            sgemm_tile next{};
+            double next_seconds = 0;
+            for (std::uint32_t i = 0; i < space.count; ++i) {
+                const sgemm_tile& t = space.tiles[i];
+                if (!same_shape(t, shapes[s])) continue;
+                bool listed = false;
+                for (std::uint32_t j = 0; j < list.count; ++j) listed = listed || list.configs[j].tile == t;
+                if (listed) continue;
+                const double sec = seconds_of(t);
+                if (!found || sec < next_seconds) next = t, next_seconds = sec, found = true;
+            }
+            if (found && list.count < sgemm_shortlist::capacity)
+                list.configs[list.count++] = {next, sgemm_option(next, m, registers(next))};
+        }
+    return list;
+}
+
+}  // namespace gpu_topology
+
+#endif  // GPU_TOPOLOGY_GEMM_MODEL_HPP
