@@ -3,7 +3,8 @@
 #   <dir>/profiles/<key>.json    a measurement of a quiet GPU; <key> from what makes it
 #                                valid (GPUTopology.cmake, _gpu_topology_measure)
 #   <dir>/probes/<key>[.exe]     a probe the nested build made; <key> from its sources,
-#   <dir>/probes/<key>.sha256    compilers and options; the hash it had when it was kept
+#                                compilers and options
+#   <entry>.sha256               each entry's hash when it was kept: an entry edited since is not used
 # <dir> is GPU_TOPOLOGY_CACHE_DIR (the cache variable, else the environment variable), else
 # XDG_CACHE_HOME or ~/.cache (/gpu-topology), where the user's GPU locks are too. It is the
 # user's own: a directory, not a link, owned by the user, mode 0700 (set when it is not).
@@ -297,6 +298,45 @@ function(_gpu_topology_cache_put)
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
+# Keeps FROM as the cache entry TO with its hash (TO.sha256, written in STATE, this build
+# tree, first), as _gpu_topology_cache_put (EXECUTABLE, WHAT, RESULT). The entry goes first:
+# one whose hash is not written yet, or is another's, is not used.
+function(_gpu_topology_cache_put_hashed)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXECUTABLE" "FROM;TO;WHAT;STATE;RESULT" "")
+  get_filename_component(name "${ARG_TO}" NAME)
+  set(hash_file "${ARG_STATE}/kept-${name}.sha256")
+  file(SHA256 "${ARG_FROM}" hash)
+  file(WRITE "${hash_file}" "${hash}\n")
+  set(executable "")
+  if(ARG_EXECUTABLE)
+    set(executable EXECUTABLE)
+  endif()
+  _gpu_topology_cache_put(FROM "${ARG_FROM}" TO "${ARG_TO}" WHAT "${ARG_WHAT}" ${executable} RESULT ${ARG_RESULT})
+  if(${ARG_RESULT})
+    _gpu_topology_cache_put(FROM "${hash_file}" TO "${ARG_TO}.sha256" WHAT "the hash of ${ARG_WHAT}"
+                            RESULT ${ARG_RESULT})
+  endif()
+  file(REMOVE "${hash_file}")
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# RESULT: why CONTENT (the cache's entry ENTRY, or a copy of it) is not what was kept as
+# ENTRY ("" when it is): its hash, ENTRY.sha256, is not to be trusted or records another.
+function(_gpu_topology_kept_whole)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "ENTRY;CONTENT;RESULT" "")
+  _gpu_topology_trusted_file(FILE "${ARG_ENTRY}.sha256" RESULT ${ARG_RESULT})
+  if(NOT ${ARG_RESULT} STREQUAL "")
+    set(${ARG_RESULT} "its hash ${ARG_ENTRY}.sha256: ${${ARG_RESULT}}")
+  else()
+    file(STRINGS "${ARG_ENTRY}.sha256" recorded LIMIT_COUNT 1 LIMIT_INPUT 128)
+    file(SHA256 "${ARG_CONTENT}" actual)
+    if(NOT "${recorded}" STREQUAL actual)
+      set(${ARG_RESULT} "its content is not what was kept (SHA-256 ${actual}, kept as '${recorded}')")
+    endif()
+  endif()
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
 # RESULT: whether FILE can be the lock of a cache entry: file(LOCK) stops the configure on
 # a path it cannot open, so one that is missing is made in a child process first. A link is
 # removed (file(LOCK) would open its target), and a directory is no lock.
@@ -382,16 +422,7 @@ function(_gpu_topology_cached_probe)
     _gpu_topology_trusted_file(FILE "${kept}" RESULT why)
   endif()
   if(why STREQUAL "")
-    _gpu_topology_trusted_file(FILE "${kept}.sha256" RESULT why)
-    if(NOT why STREQUAL "")
-      set(why "its hash ${kept}.sha256: ${why}")
-    else()
-      file(STRINGS "${kept}.sha256" recorded LIMIT_COUNT 1 LIMIT_INPUT 128)
-      file(SHA256 "${kept}" actual)
-      if(NOT "${recorded}" STREQUAL actual)
-        set(why "its content is not what was kept (SHA-256 ${actual}, kept as '${recorded}')")
-      endif()
-    endif()
+    _gpu_topology_kept_whole(ENTRY "${kept}" CONTENT "${kept}" RESULT why)
   endif()
   set(${ARG_RESULT} "")
   if(why STREQUAL "")
@@ -419,14 +450,8 @@ endfunction()
 function(_gpu_topology_keep_probe)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;KEY;PROBE;STATE;KEEP" "")
   _gpu_topology_cached_probe_file(DIRECTORY "${ARG_DIRECTORY}" KEY "${ARG_KEY}" RESULT kept)
-  file(SHA256 "${ARG_PROBE}" hash)
-  file(WRITE "${ARG_STATE}/probe-${ARG_KEY}.sha256" "${hash}\n")
-  _gpu_topology_cache_put(FROM "${ARG_PROBE}" TO "${kept}" WHAT "the probe" EXECUTABLE RESULT stored)
-  if(stored)
-    _gpu_topology_cache_put(FROM "${ARG_STATE}/probe-${ARG_KEY}.sha256" TO "${kept}.sha256" WHAT "the probe's hash"
-                            RESULT stored)
-  endif()
-  file(REMOVE "${ARG_STATE}/probe-${ARG_KEY}.sha256")
+  _gpu_topology_cache_put_hashed(FROM "${ARG_PROBE}" TO "${kept}" WHAT "the probe" STATE "${ARG_STATE}" EXECUTABLE
+                                 RESULT stored)
   if(NOT stored)
     return()
   endif()
@@ -577,6 +602,9 @@ function(_gpu_topology_cache_take)
     endif()
   endif()
   if(why STREQUAL "")
+    _gpu_topology_kept_whole(ENTRY "${entry}" CONTENT "${copy}.json" RESULT why)
+  endif()
+  if(why STREQUAL "")
     file(READ "${copy}.json" text)
     _gpu_topology_measurement_mismatch(TEXT "${text}" IDENTITY "${ARG_IDENTITY}" DEVICE "${ARG_DEVICE}"
                                        LEVEL "${ARG_LEVEL}" RESULT why)
@@ -618,7 +646,8 @@ function(_gpu_topology_cache_keep)
     return()
   endif()
   set(entry "${ARG_DIRECTORY}/profiles/${ARG_KEY}.json")
-  _gpu_topology_cache_put(FROM "${ARG_PROFILE}" TO "${entry}" WHAT "the measurement" RESULT kept)
+  get_filename_component(state "${ARG_PROFILE}" DIRECTORY)
+  _gpu_topology_cache_put_hashed(FROM "${ARG_PROFILE}" TO "${entry}" WHAT "the measurement" STATE "${state}" RESULT kept)
   if(kept)
     message(VERBOSE "GPUTopology: kept the measurement for the user's other build trees: ${entry}")
   endif()

@@ -18,9 +18,10 @@ file(MAKE_DIRECTORY "${WORK}/elsewhere")
 file(COPY_FILE "${WORK}/this-gpu.json" "${WORK}/elsewhere/outside.json")
 file(SHA256 "${WORK}/elsewhere/outside.json" outside_hash)
 
-# Puts `content` (a file, or a link to one with LINK) in the entry's place and asks the cache
-# for it as a configure does (_gpu_topology_cache_take, in a script of its own): it must be
-# refused with the line `why` (or, for "", taken), and never be changed by it.
+# Puts CONTENT (a file, or a link to one with LINK) in the entry's place, with its hash as a
+# whole entry kept elsewhere has it (EDITED: the hash of the measurement kept here, as after an
+# edit), and asks the cache for it as a configure does (_gpu_topology_cache_take, in a script of
+# its own): it must be refused with the line `why` (or, for "", taken), and never be changed by it.
 file(WRITE "${WORK}/take.cmake" [=[
 include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
 _gpu_topology_cache_take(DIRECTORY "${CACHE}" KEY "${KEY}" PROBE "${PROBE}" IDENTITY "${IDENTITY}" DEVICE ${DEVICE} LEVEL full
@@ -29,7 +30,7 @@ message(STATUS "taken: ${taken}")
 ]=])
 get_filename_component(key "${entry}" NAME_WE)
 function(distrusted why)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "CONTENT;LINK;MODE;OWNER;DEVICE;IDENTITY" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EDITED" "CONTENT;LINK;MODE;OWNER;DEVICE;IDENTITY" "")
   if(NOT DEFINED ARG_DEVICE)
     set(ARG_DEVICE 0)
   endif()
@@ -42,6 +43,11 @@ function(distrusted why)
   else()
     file(WRITE "${entry}" "${ARG_CONTENT}")
   endif()
+  file(SHA256 "${entry}" kept_as)
+  if(ARG_EDITED)
+    string(SHA256 kept_as "${measured}")
+  endif()
+  file(WRITE "${entry}.sha256" "${kept_as}\n")
   if(DEFINED ARG_MODE)
     execute_process(COMMAND chmod ${ARG_MODE} "${entry}" COMMAND_ERROR_IS_FATAL ANY)
   endif()
@@ -69,11 +75,20 @@ function(distrusted why)
 endfunction()
 
 distrusted("" CONTENT "${measured}")  # this GPU's own: taken
-# Another GPU's measurement, and one edited to claim this GPU with another model's values.
+# Another GPU's measurement, one that claims this GPU with another model's values, and this
+# GPU's own edited to another GPU's values (its identity kept, and values the probe validates:
+# the H100's shared memory): not what was kept.
 distrusted("device.uuid is 'GPU-734341ad-0a33-2277-0e3f-7e4e3692cfbb', this GPU's 'GPU-fake-0000'" CONTENT "${json}")
 file(READ "${PACKAGE_SOURCE}/generated/profiles/nvidia-h100.json" h100)
 string(JSON h100 SET "${h100}" device uuid "\"GPU-fake-0000\"")
 distrusted("device.name is 'NVIDIA H100 80GB HBM3', this GPU's 'NVIDIA H200'" CONTENT "${h100}")
+string(JSON h100_shared GET "${h100}" caches shared)
+string(JSON edited SET "${measured}" caches shared "${h100_shared}")
+string(JSON same EQUAL "${edited}" "${measured}")
+if(same)
+  message(FATAL_ERROR "the H100's shared memory is this GPU's: the edit changes nothing")
+endif()
+distrusted("its content is not what was kept (SHA-256 " CONTENT "${edited}" EDITED)
 # Truncated (a disk that filled while another program wrote it), and whole but invalid.
 string(SUBSTRING "${measured}" 0 4000 truncated)
 distrusted("it is not a whole JSON document" CONTENT "${truncated}")
@@ -130,6 +145,36 @@ if(EXISTS "${entry}")
   message(FATAL_ERROR "a failed write left an entry ${entry}")
 endif()
 file(REMOVE_RECURSE "${entry}.partial")
+# A disk that fills while the entry is written: the write fails part way (here at a file size
+# limit, `ulimit -f`, which any user may set; writes past it fail as on a full disk). The
+# measurement is kept as a configure keeps it (_gpu_topology_cache_keep, in a script of its own).
+file(WRITE "${WORK}/keep.cmake" [=[
+include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+_gpu_topology_cache_keep(DIRECTORY "${CACHE}" KEY "${KEY}" PROFILE "${PROFILE}")
+]=])
+file(REMOVE "${entry}.sha256")
+file(MAKE_DIRECTORY "${WORK}/full-disk")
+file(COPY_FILE "${WORK}/this-gpu.json" "${WORK}/full-disk/profile.json")
+run(ok sh -c "trap '' XFSZ && ulimit -f 8 && exec \"$@\"" sh "${CMAKE_COMMAND}" -DPACKAGE_SOURCE=${PACKAGE_SOURCE}
+    -DCACHE=${cache} -DKEY=${key} -DPROFILE=${WORK}/full-disk/profile.json -P "${WORK}/keep.cmake")
+expect_in("${output}" "cannot keep the measurement in ${entry} (File too large)" "goes on without the cache")
+file(GLOB left "${cache}/profiles/${key}.*")
+list(FILTER left EXCLUDE REGEX "[.]lock$")
+if(left)
+  message(FATAL_ERROR "a write that failed part way left ${left}")
+endif()
+# Two configures that keep one entry at once (as configures whose GPU locks are not shared
+# would): one whole entry with its hash, nothing partial. Two at once of a whole configure: cmake.profile_cache.
+twice_at_once(keep "${CMAKE_COMMAND}" -DPACKAGE_SOURCE=${PACKAGE_SOURCE} -DCACHE=${cache} -DKEY=${key}
+              -DPROFILE=${WORK}/full-disk/profile.json -P "${WORK}/keep.cmake")
+file(SHA256 "${WORK}/full-disk/profile.json" whole)
+file(SHA256 "${entry}" kept_hash)
+file(STRINGS "${entry}.sha256" recorded)
+file(GLOB left "${cache}/profiles/*.partial")
+if(NOT kept_hash STREQUAL whole OR NOT recorded STREQUAL whole OR left)
+  message(FATAL_ERROR "two keeps at once left ${entry} (${kept_hash}), its hash '${recorded}' and ${left}; "
+                      "the measurement is ${whole}")
+endif()
 # A cache directory that is a link: not used, not even for the GPU locks, and nothing is written where it leads.
 file(MAKE_DIRECTORY "${WORK}/linked")
 file(CREATE_LINK "${WORK}/elsewhere" "${WORK}/linked/gpu-topology" SYMBOLIC)
@@ -141,9 +186,34 @@ file(SHA256 "${WORK}/elsewhere/outside.json" hash_after)
 if(NOT written STREQUAL "outside.json" OR NOT hash_after STREQUAL outside_hash)
   message(FATAL_ERROR "something was written outside the cache directory: ${written}")
 endif()
+# A cache directory of the user's that others may enter is made the user's alone (0700); another
+# user's is not used (only root can make one), as a configure decides (a script of its own).
+file(WRITE "${WORK}/dirs.cmake" [=[
+include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
+_gpu_topology_cache_dir(RESULT cache)
+message(STATUS "cache: '${cache}'")
+]=])
+file(MAKE_DIRECTORY "${WORK}/open/gpu-topology")
+file(CHMOD "${WORK}/open/gpu-topology" DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+     GROUP_WRITE GROUP_EXECUTE WORLD_READ WORLD_WRITE WORLD_EXECUTE)
+set(ENV{XDG_CACHE_HOME} "${WORK}/open")
+run(ok "${CMAKE_COMMAND}" -DPACKAGE_SOURCE=${PACKAGE_SOURCE} -P "${WORK}/dirs.cmake")
+expect_in("${output}" "cache: '${WORK}/open/gpu-topology'")
+execute_process(COMMAND stat -c %a "${WORK}/open/gpu-topology" OUTPUT_VARIABLE mode OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT mode STREQUAL "700")
+  message(FATAL_ERROR "the user's cache directory that others could enter is mode ${mode}, not 700")
+endif()
+if(user STREQUAL "0")
+  execute_process(COMMAND chown 65534 "${WORK}/open/gpu-topology" COMMAND_ERROR_IS_FATAL ANY)
+  run(ok "${CMAKE_COMMAND}" -DPACKAGE_SOURCE=${PACKAGE_SOURCE} -P "${WORK}/dirs.cmake")
+  expect_in("${output}" "${WORK}/open/gpu-topology is not used (it belongs to user id 65534, not to this user (0))"
+            "cache: ''")
+else()
+  message(STATUS "a cache directory of another owner: not tried (only root can make one)")
+endif()
 # In the cache, only what it keeps: the GPU's lock, measurements and their locks, no probe.
 file(GLOB_RECURSE kept RELATIVE "${cache}" LIST_DIRECTORIES true "${cache}/*")
-list(FILTER kept EXCLUDE REGEX "^(GPU_fake_0000\\.lock|profiles|profiles/[0-9a-f]+\\.(json|lock)|probes)$")
+list(FILTER kept EXCLUDE REGEX "^(GPU_fake_0000\\.lock|profiles|profiles/[0-9a-f]+\\.(json|json\\.sha256|lock)|probes)$")
 if(kept)
   message(FATAL_ERROR "the cache holds what it should not: ${kept}")
 endif()

@@ -32,10 +32,10 @@ run(ok sh -c "umask 0000 && exec \"$@\"" sh "${CMAKE_COMMAND}" -S "${example}" -
     -DGPU_TOPOLOGY_SOURCE_DIR=${PACKAGE_SOURCE} ${measure})
 expect_in("${output}" "probing NVIDIA H200 (device 0, GPU-fake-0000)")
 cache_holds(1)
-execute_process(COMMAND stat -c %a "${cache}" "${entries}" OUTPUT_VARIABLE modes)
+execute_process(COMMAND stat -c %a "${cache}" "${entries}" "${entries}.sha256" OUTPUT_VARIABLE modes)
 string(REPLACE "\n" " " modes "${modes}")
-if(NOT modes STREQUAL "700 600 ")
-  message(FATAL_ERROR "the cache directory and its measurement have modes ${modes}, not 700 600")
+if(NOT modes STREQUAL "700 600 600 ")
+  message(FATAL_ERROR "the cache directory, its measurement and its hash have modes ${modes}, not 700 600 600")
 endif()
 # Another project, through the installed package, on a machine whose GPU is cached: no
 # probe run, one line that says so, and the header of the measurement, byte for byte.
@@ -87,9 +87,12 @@ string(REGEX REPLACE ".*/profile-" "${cache}/profiles/" entry "${own}")
 reconfigure_unmeasured(${WORK}/other-build --log-level=VERBOSE -DGPU_TOPOLOGY_NVIDIA_SMI=${WORK}/no-nvidia-smi)
 expect_in("${output}" "the cache is not used for device 0, GPU-fake-0000: ${WORK}/no-nvidia-smi --query-gpu=" "probing")
 cache_holds(2)
-# Turned off (the environment variable; the cache variable: cmake.probe_cache): neither read nor written.
+# Turned off (the environment variable; the cache variable: cmake.probe_cache): neither read
+# nor written. The entry is one the cache would take (a whole one, with its hash).
 string(JSON marked SET "${kept}" probe duration_s 9.75)
 file(WRITE "${entry}" "${marked}")
+string(SHA256 marked_hash "${marked}")
+file(WRITE "${entry}.sha256" "${marked_hash}\n")
 set(ENV{GPU_TOPOLOGY_CACHE} off)
 reconfigure_unmeasured(${WORK}/other-build -DGPU_TOPOLOGY_NVIDIA_SMI=${WORK}/nvidia-smi)
 unset(ENV{GPU_TOPOLOGY_CACHE})
@@ -98,6 +101,10 @@ file(READ "${entry}" after_off)
 if(NOT after_off STREQUAL marked)
   message(FATAL_ERROR "GPU_TOPOLOGY_CACHE=off wrote to the cache")
 endif()
+# Turned on again, the cache gives that entry.
+reconfigure_unmeasured(${WORK}/other-build)
+expect_in("${output}" "measured before on this machine (${entry};")
+expect_not_in("${output}" "probing")
 # Two configures that fill one entry at once: one measures, the other waits for it and takes it.
 # In a cache elsewhere (GPU_TOPOLOGY_CACHE_DIR, as CI keeps it between jobs), made the user's own.
 set(ENV{GPU_TOPOLOGY_CACHE_DIR} "${WORK}/ci-cache")
