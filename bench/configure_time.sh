@@ -4,8 +4,10 @@
 # prints the median, minimum and maximum wall time and appends a row to RESULT (markdown: date,
 # machine, scenario, command, figures) for the machine's table in docs/records/configure-time.md.
 #
-#   bench/configure_time.sh [--runs N] [--result FILE] [--work DIR] [--prefix DIR] SCENARIO...
+#   bench/configure_time.sh [--runs N] [--result FILE] [--work DIR] [--prefix DIR] [--cmake-arg ARG]... SCENARIO...
 #   bench/configure_time.sh --once SCENARIO      one configure, untimed: for an outside timer
+# --cmake-arg adds ARG to every configure of a consumer (-DGPU_TOPOLOGY_LEVEL=quick, or the
+# stand-in probe that tries the script without a GPU: -DGPU_TOPOLOGY_PROBE_EXECUTABLE=...).
 #
 # Scenarios (examples/minimal as the consumer, the package from this source tree):
 #   render        first configure, add_subdirectory, a user's profile, no GPU needed: builds the
@@ -19,7 +21,8 @@
 #                 `cmake --install build/default --prefix DIR`): nothing compiled but the
 #                 consumer's compiler checks
 #   cached        first configure of a new tree, add_subdirectory, on a machine whose GPU the
-#                 user's cache holds (the warm-up fills it: builds the probe and measures once):
+#                 user's cache holds (the warm-up fills it: builds the probe and measures once;
+#                 the script stops when that kept no measurement, as without a GPU):
 #                 each run must build no probe and measure nothing, and write the header of
 #                 the measurement byte for byte (the script stops when one does not)
 #   cached-installed   the same against the installed package (--prefix DIR)
@@ -36,6 +39,7 @@ RESULT=$ROOT/build/bench/configure_time.md
 WORK=$ROOT/build/bench/configure
 PREFIX=
 ONCE=false
+EXTRA=()
 scenarios=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -44,7 +48,8 @@ while [ $# -gt 0 ]; do
   --work) WORK=$2; shift ;;
   --prefix) PREFIX=$2; shift ;;
   --once) ONCE=true ;;
-  -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
+  --cmake-arg) EXTRA+=("$2"); shift ;;
+  -h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
   -*) echo "configure_time.sh: unknown option $1" >&2; exit 2 ;;
   *) scenarios+=("$1") ;;
   esac
@@ -75,13 +80,15 @@ prepare() {
     if [ ! -f "$(reference_of "$1")" ] || ! ls "$CACHED"/profiles/*.json > /dev/null 2>&1; then
       rm -rf "$CACHED" "${WORK:?}/$1-fill"  # a fresh measurement fills the cache
       configure "$1" "$1-fill"
+      ls "$CACHED"/profiles/*.json > /dev/null 2>&1 ||
+        { echo "configure_time.sh: the fill kept no measurement in $CACHED (no GPU?); see $WORK/$1-fill.log" >&2; exit 1; }
     fi ;;
   esac
 }
 # The scenario's configure into the tree TREE (default: the scenario's), into the array `command`.
 command_of() {
   local tree=$WORK/${2:-$1}
-  local consumer=(cmake -S "$ROOT/examples/minimal" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  local consumer=(cmake -S "$ROOT/examples/minimal" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release ${EXTRA[@]+"${EXTRA[@]}"})
   local uncached=(env "GPU_TOPOLOGY_CACHE_DIR=$UNCACHED")
   local cached=(env "GPU_TOPOLOGY_CACHE_DIR=$CACHED")
   case $1 in
