@@ -632,7 +632,8 @@ function(_gpu_topology_cache_take)
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# Keeps this build tree's measurement PROFILE, of a quiet GPU, in the cache DIRECTORY under KEY.
+# Keeps this build tree's measurement PROFILE, of a quiet GPU, in the cache DIRECTORY under KEY,
+# with its hash.
 function(_gpu_topology_cache_keep)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;KEY;PROFILE" "")
   set(lock "${ARG_DIRECTORY}/profiles/${ARG_KEY}.lock")

@@ -187,7 +187,8 @@ if(NOT written STREQUAL "outside.json" OR NOT hash_after STREQUAL outside_hash)
   message(FATAL_ERROR "something was written outside the cache directory: ${written}")
 endif()
 # A cache directory of the user's that others may enter is made the user's alone (0700); another
-# user's is not used (only root can make one), as a configure decides (a script of its own).
+# user's (only root can make one) or a relative path is not used, as a configure decides (a
+# script of its own).
 file(WRITE "${WORK}/dirs.cmake" [=[
 include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
 _gpu_topology_cache_dir(RESULT cache)
@@ -211,6 +212,11 @@ if(user STREQUAL "0")
 else()
   message(STATUS "a cache directory of another owner: not tried (only root can make one)")
 endif()
+# A relative GPU_TOPOLOGY_CACHE_DIR would be a directory in each build tree: not used.
+set(ENV{GPU_TOPOLOGY_CACHE_DIR} "relative/cache")
+run(ok "${CMAKE_COMMAND}" -DPACKAGE_SOURCE=${PACKAGE_SOURCE} -P "${WORK}/dirs.cmake")
+expect_in("${output}" "the cache relative/cache is not used (it is not an absolute path)" "cache: ''")
+unset(ENV{GPU_TOPOLOGY_CACHE_DIR})
 # In the cache, only what it keeps: the GPU's lock, measurements and their locks, no probe.
 file(GLOB_RECURSE kept RELATIVE "${cache}" LIST_DIRECTORIES true "${cache}/*")
 list(FILTER kept EXCLUDE REGEX "^(GPU_fake_0000\\.lock|profiles|profiles/[0-9a-f]+\\.(json|json\\.sha256|lock)|probes)$")
