@@ -350,12 +350,19 @@ GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool r
 }
 
 // ---- A short list to time ------------------------------------------------------------
-// The model has not been checked against measured SGEMMs: a program that can afford a few timed
+// The model ranks configurations far apart from what they run at: on an H100's searches of 8 products
+// (bench/gemm_fit.py) its pick ran at 0.47-0.94 of the best. A program that can afford a few timed
 // launches times this list on its own matrices and keeps the fastest. It holds the best
 // kSgemmShortlistPerShape depths and paddings of each of the model's kSgemmShortlistShapes best block
-// shapes (ranked by their best configuration), the chooser's pick first: the block shape is where a
-// model of waves and occupancy errs most, the depth next.
+// shapes (ranked by their best configuration), the chooser's pick first, at most
+// kSgemmShortlistShapesPerThreadTile of them of one thread tile while another thread tile has shapes
+// left: the model errs most between thread tiles (8x8 ones, 64 accumulators near the launch bounds'
+// register budget, ran at 0.2-0.8 of its estimate on every product, 4x4 ones at 0.3-1.4), so the list
+// times both. On those searches the list of the 4 shapes the model ranks best, whatever their thread
+// tiles, held a configuration at 0.97 of the best on 6 of 8 products (worst 0.783); 2 of each thread
+// tile on 7 (worst 0.865), at the same length.
 inline constexpr std::uint32_t kSgemmShortlistShapes = 4;
+inline constexpr std::uint32_t kSgemmShortlistShapesPerThreadTile = 2;
 inline constexpr std::uint32_t kSgemmShortlistPerShape = 2;
 
 struct sgemm_shortlist {
@@ -376,17 +383,27 @@ GPU_TOPOLOGY_HD constexpr sgemm_shortlist sgemm_tuning_list(const gemm_extent& e
     };
     sgemm_tile shapes[kSgemmShortlistShapes] = {};
     std::uint32_t shape_count = 0;
+    // Shapes of this tile's thread tile taken so far.
+    const auto of_thread_tile = [&](const sgemm_tile& t) {
+        std::uint32_t n = 0;
+        for (std::uint32_t s = 0; s < shape_count; ++s) n += shapes[s].thread_m == t.thread_m && shapes[s].thread_n == t.thread_n;
+        return n;
+    };
     for (std::uint32_t round = 0; round < kSgemmShortlistShapes; ++round) {
-        // The best configuration whose block shape is not taken yet.
+        // The best configuration whose block shape is not taken yet, of a thread tile below its share
+        // where there is one (capped), else of any (not capped).
         bool found = false;
         sgemm_tile next{};
-        double next_seconds = 0;
-        for (std::uint32_t i = 0; i < space.count; ++i) {
-            bool taken = false;
-            for (std::uint32_t s = 0; s < shape_count; ++s) taken = taken || same_shape(shapes[s], space.tiles[i]);
-            if (taken) continue;
-            const double s = seconds_of(space.tiles[i]);
-            if (!found || s < next_seconds) next = space.tiles[i], next_seconds = s, found = true;
+        for (int pass = 0; pass < 2 && !found; ++pass) {
+            const bool capped = pass == 0;
+            double next_seconds = 0;
+            for (std::uint32_t i = 0; i < space.count; ++i) {
+                bool taken = false;
+                for (std::uint32_t s = 0; s < shape_count; ++s) taken = taken || same_shape(shapes[s], space.tiles[i]);
+                if (taken || (capped && of_thread_tile(space.tiles[i]) >= kSgemmShortlistShapesPerThreadTile)) continue;
+                const double s = seconds_of(space.tiles[i]);
+                if (!found || s < next_seconds) next = space.tiles[i], next_seconds = s, found = true;
+            }
         }
         if (!found) break;
         shapes[shape_count++] = next;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -141,7 +142,7 @@ TEST(SgemmHelper, KnownRegistersCount) {
 }
 
 // The short list: the chooser's pick first, no configuration twice, the best two of each of the model's
-// four best block shapes, each at its helper option.
+// four best block shapes, two of each thread tile, each at its helper option.
 TEST(SgemmHelper, TheShortListSpansBlockShapes) {
     for (const auto& e : kProducts) {
         const auto list = gt::sgemm_tuning_list(e);
@@ -155,6 +156,12 @@ TEST(SgemmHelper, TheShortListSpansBlockShapes) {
             shapes.insert({c.tile.block_m, c.tile.block_n, c.tile.thread_m, c.tile.thread_n});
         }
         EXPECT_EQ(shapes.size(), gt::kSgemmShortlistShapes) << name(e);
+        // Both thread tiles of the space, each with at most its share of the shapes.
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> per_thread_tile;
+        for (const auto& [bm, bn, tm, tn] : shapes) ++per_thread_tile[{tm, tn}];
+        EXPECT_EQ(per_thread_tile.size(), 2u) << name(e);
+        for (const auto& [thread_tile, count] : per_thread_tile)
+            EXPECT_LE(count, gt::kSgemmShortlistShapesPerThreadTile) << name(e) << " " << thread_tile.first;
     }
 }
 
