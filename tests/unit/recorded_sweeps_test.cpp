@@ -7,6 +7,7 @@
 #include "analysis/size_search.hpp"
 #include "stages/probe_context.hpp"
 #include "stages/sweep_csv.hpp"
+#include "util/units.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +17,8 @@
 
 namespace {
 using namespace gpu_topology;
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
+using util::KiB;
+using util::MiB;
 constexpr std::uint64_t kH200L2 = 62914560;  // what the API reports
 
 analysis::Sweep load(const char* name) {
