@@ -71,7 +71,7 @@ int main() {
     // The SGEMM helper's short list on a machine of one's own.
     const gt::gemm_machine gemm{132, 1.98e9, 128, 4, 33'000'000'000'000ull, 9'000'000'000'000ull, 3'000'000'000'000ull,
                                 50ull << 20, 500, 65536, 256, 32, 4, 32, rows, 2, limits};
-    const auto sgemm = gt::sgemm_tuning_list({1000, 1000, 1000}, false, gt::sgemm_space_on(32, 4), gemm);
+    const auto sgemm = gt::sgemm_tuning_list({1000, 1000, 1000}, false, gt::sgemm_space_on(32, 4, 65536), gemm);
     std::printf("%s %s %d.%d %llu %llu %llu %llu %llu %d %d %u\n", gt::identity.device_name, gt::identity.profile_source,
                 gt::identity.cc_major, gt::identity.cc_minor, static_cast<unsigned long long>(edge),
                 static_cast<unsigned long long>(cube), static_cast<unsigned long long>(wave),
