@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# How long the configures of a consumer take (issue 19, section 2): each SCENARIO is one
-# configure, timed as a whole process, RUNS times after one untimed warm-up; prints the
-# median, minimum and maximum wall time and appends a row to RESULT (markdown: date, machine,
-# scenario, command, figures) for the machine's table in docs/records/configure-time.md.
+# How long the configures of a consumer take (issue 19, section 2; issue 31, section 1): each
+# SCENARIO is one configure, timed as a whole process, RUNS times after one untimed warm-up;
+# prints the median, minimum and maximum wall time and appends a row to RESULT (markdown: date,
+# machine, scenario, command, figures) for the machine's table in docs/records/configure-time.md.
 #
-#   bench/configure_time.sh [--runs N] [--result FILE] [--work DIR] SCENARIO...
+#   bench/configure_time.sh [--runs N] [--result FILE] [--work DIR] [--prefix DIR] [--cmake-arg ARG]... SCENARIO...
 #   bench/configure_time.sh --once SCENARIO      one configure, untimed: for an outside timer
+# --cmake-arg adds ARG to every configure of a consumer (-DGPU_TOPOLOGY_LEVEL=quick, or the
+# stand-in probe that tries the script without a GPU: -DGPU_TOPOLOGY_PROBE_EXECUTABLE=...).
 #
 # Scenarios (examples/minimal as the consumer, the package from this source tree):
 #   render        first configure, add_subdirectory, a user's profile, no GPU needed: builds the
@@ -18,8 +20,18 @@
 #   installed     first configure against an installed package (--prefix DIR from
 #                 `cmake --install build/default --prefix DIR`): nothing compiled but the
 #                 consumer's compiler checks
-# A first configure starts from an empty build tree each run; the probe's per-user GPU lock
-# and nothing else is shared between runs.
+#   cached        first configure of a new tree, add_subdirectory, on a machine whose GPU the
+#                 user's cache holds (the warm-up fills it: builds the probe and measures once;
+#                 the script stops when that kept no measurement, as without a GPU):
+#                 each run must build no probe and measure nothing, and write the header of
+#                 the measurement byte for byte (the script stops when one does not)
+#   cached-installed   the same against the installed package (--prefix DIR)
+#   bare          first configure of a C++ project that does not use GPUTopology: the compiler
+#                 checks every new tree pays, to subtract from the others
+# The scenarios that time a first measurement (render, measure, readme, installed) and their
+# re-configures use a cache of their own, emptied before each run (GPU_TOPOLOGY_CACHE_DIR); the
+# cached ones the cache WORK/cache, which their warm-up empties and fills. The probe's per-user
+# GPU lock is shared between runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=5
@@ -27,6 +39,7 @@ RESULT=$ROOT/build/bench/configure_time.md
 WORK=$ROOT/build/bench/configure
 PREFIX=
 ONCE=false
+EXTRA=()
 scenarios=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -35,7 +48,8 @@ while [ $# -gt 0 ]; do
   --work) WORK=$2; shift ;;
   --prefix) PREFIX=$2; shift ;;
   --once) ONCE=true ;;
-  -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+  --cmake-arg) EXTRA+=("$2"); shift ;;
+  -h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
   -*) echo "configure_time.sh: unknown option $1" >&2; exit 2 ;;
   *) scenarios+=("$1") ;;
   esac
@@ -46,40 +60,78 @@ mkdir -p "$WORK" "$(dirname "$RESULT")"
 MINE=$WORK/mine.json  # a user's profile: outside the package, so it is rendered, not copied pre-rendered
 cp "$ROOT/generated/profiles/nvidia-h200.json" "$MINE"
 
+# Where each scenario's user cache is: the cached scenarios share one, filled once; the others
+# start without one.
+UNCACHED=$WORK/cache-none
+CACHED=$WORK/cache
+# The header a fresh measurement wrote, which every cached configure must write too.
+reference_of() { echo "$WORK/$1-fill/gpu_topology/minimal/gpu_topology.hpp"; }
+
 # What must happen before each timed run of a scenario.
 prepare() {
   case $1 in
-  render | measure | installed) rm -rf "${WORK:?}/$1" ;;
-  readme) rm -rf "$ROOT/build/default" ;;
+  render | measure | installed) rm -rf "${WORK:?}/$1" "$UNCACHED" ;;
+  readme) rm -rf "$ROOT/build/default" "$UNCACHED" ;;
   reconfigure) [ -f "$WORK/measure/CMakeCache.txt" ] || run_once measure ;;
   readme-again) [ -f "$ROOT/build/default/CMakeCache.txt" ] || run_once readme ;;
+  bare) rm -rf "${WORK:?}/bare" ;;
+  cached | cached-installed)
+    rm -rf "${WORK:?}/$1"
+    if [ ! -f "$(reference_of "$1")" ] || ! ls "$CACHED"/profiles/*.json > /dev/null 2>&1; then
+      rm -rf "$CACHED" "${WORK:?}/$1-fill"  # a fresh measurement fills the cache
+      configure "$1" "$1-fill"
+      ls "$CACHED"/profiles/*.json > /dev/null 2>&1 ||
+        { echo "configure_time.sh: the fill kept no measurement in $CACHED (no GPU?); see $WORK/$1-fill.log" >&2; exit 1; }
+    fi ;;
   esac
 }
-# The scenario's configure, into the array `command`.
+# The scenario's configure into the tree TREE (default: the scenario's), into the array `command`.
 command_of() {
-  local consumer=(cmake -S "$ROOT/examples/minimal" -B "$WORK/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  local tree=$WORK/${2:-$1}
+  local consumer=(cmake -S "$ROOT/examples/minimal" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release ${EXTRA[@]+"${EXTRA[@]}"})
+  local uncached=(env "GPU_TOPOLOGY_CACHE_DIR=$UNCACHED")
+  local cached=(env "GPU_TOPOLOGY_CACHE_DIR=$CACHED")
   case $1 in
-  render) command=(env CUDA_VISIBLE_DEVICES= "${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT"
+  render) command=("${uncached[@]}" CUDA_VISIBLE_DEVICES= "${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT"
                    "-DGPU_TOPOLOGY_PROFILE=$MINE") ;;
-  measure) command=("${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT") ;;  # a new tree measures: no cache yet
-  reconfigure) command=(cmake "$WORK/measure") ;;
-  readme | readme-again) command=(cmake --preset default) ;;
-  installed)
-    [ -n "$PREFIX" ] || { echo "configure_time.sh: installed needs --prefix DIR" >&2; exit 2; }
-    command=("${consumer[@]}" "-DCMAKE_PREFIX_PATH=$PREFIX") ;;
+  measure) command=("${uncached[@]}" "${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT") ;;  # a new tree measures
+  reconfigure) command=("${uncached[@]}" cmake "$WORK/measure") ;;
+  readme | readme-again) command=("${uncached[@]}" cmake --preset default) ;;
+  installed) command=("${uncached[@]}" "${consumer[@]}" "-DCMAKE_PREFIX_PATH=$(prefix)") ;;
+  cached) command=("${cached[@]}" "${consumer[@]}" "-DGPU_TOPOLOGY_SOURCE_DIR=$ROOT") ;;
+  cached-installed) command=("${cached[@]}" "${consumer[@]}" "-DCMAKE_PREFIX_PATH=$(prefix)") ;;
+  bare) command=(cmake -S "$WORK/bare-source" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release) ;;
   *) echo "configure_time.sh: unknown scenario $1 (--help)" >&2; exit 2 ;;
   esac
 }
-# One configure of the scenario, its output in WORK/<scenario>.log.
+prefix() {
+  [ -n "$PREFIX" ] || { echo "configure_time.sh: this scenario needs --prefix DIR" >&2; exit 2; }
+  echo "$PREFIX"
+}
+# One configure of the scenario (into TREE, default: the scenario's), its output in
+# WORK/<tree>.log; a cached one must have built and measured nothing, and written the header
+# of the measurement.
 configure() {
-  command_of "$1"
-  (cd "$ROOT" && "${command[@]}" > "$WORK/$1.log" 2>&1) ||
-    { cat "$WORK/$1.log" >&2; echo "configure_time.sh: $1 failed: ${command[*]}" >&2; exit 1; }
+  local tree=${2:-$1}
+  command_of "$1" "$tree"
+  (cd "$ROOT" && "${command[@]}" > "$WORK/$tree.log" 2>&1) ||
+    { cat "$WORK/$tree.log" >&2; echo "configure_time.sh: $1 failed: ${command[*]}" >&2; exit 1; }
+  case $tree in
+  cached | cached-installed)
+    if grep -E "building the probe|GPUTopology: probing|not using the cached" "$WORK/$tree.log" >&2; then
+      echo "configure_time.sh: $tree built the probe or measured; see $WORK/$tree.log" >&2
+      exit 1
+    fi
+    cmp "$(reference_of "$tree")" "$WORK/$tree/gpu_topology/minimal/gpu_topology.hpp" ||
+      { echo "configure_time.sh: $tree wrote another header than the measurement" >&2; exit 1; } ;;
+  esac
 }
 run_once() {
   prepare "$1"
   configure "$1"
 }
+mkdir -p "$WORK/bare-source"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(bare LANGUAGES CXX)\n' > "$WORK/bare-source/CMakeLists.txt"
 
 if $ONCE; then
   for scenario in "${scenarios[@]}"; do run_once "$scenario"; done

@@ -43,7 +43,8 @@
 #   GPU_TOPOLOGY_PROFILE, GPU_TOPOLOGY_DEVICE, GPU_TOPOLOGY_REPROBE, GPU_TOPOLOGY_ON_NO_GPU,
 #   GPU_TOPOLOGY_ON_BUSY_GPU, GPU_TOPOLOGY_PROBE_TIMEOUT, GPU_TOPOLOGY_LEVEL, GPU_TOPOLOGY_TIME_BUDGET,
 #   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
-#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU
+#   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU, GPU_TOPOLOGY_CACHE,
+#   GPU_TOPOLOGY_CACHE_DIR
 include_guard(GLOBAL)
 # The functions keep the policies of CMake 3.25 (return(PROPAGATE), ...) whatever the
 # project that includes this file asks for: a function runs with those it was defined under.
@@ -95,6 +96,9 @@ _gpu_topology_record_installed_probe()
 set(GPU_TOPOLOGY_PROFILE "" CACHE STRING "Stored profile to use instead of probing (name or path)")
 set(GPU_TOPOLOGY_DEVICE 0 CACHE STRING "CUDA device index to probe")
 option(GPU_TOPOLOGY_REPROBE "Measure again even when a cached profile matches this GPU" OFF)
+option(GPU_TOPOLOGY_CACHE "Share measurements and built probes with this user's other build trees (also the environment variable)" ON)
+set(GPU_TOPOLOGY_CACHE_DIR "" CACHE PATH
+    "This user's cache of measurements and probes (empty: the environment variable, else XDG_CACHE_HOME or ~/.cache, gpu-topology/)")
 set(GPU_TOPOLOGY_ON_NO_GPU "fallback" CACHE STRING "Without a usable GPU: fallback (stored profile, with a warning) or error")
 set_property(CACHE GPU_TOPOLOGY_ON_NO_GPU PROPERTY STRINGS fallback error)
 set(GPU_TOPOLOGY_ON_BUSY_GPU "warn" CACHE STRING "When other work disturbed the probe: warn (values not vouched for) or error")
@@ -225,32 +229,13 @@ endfunction()
 # user's file, which file(LOCK) would then truncate. Probes of one GPU by two users
 # are not kept apart by it; each sees the other's work as other work on the GPU
 # (the probe's monitors), which is measured again or not vouched for, and not cached.
-# GPU_TOPOLOGY_LOCK_DIR, else XDG_CACHE_HOME or ~/.cache (/gpu-topology), else, when
-# none of these can hold a lock, this build tree: then only its own configures wait.
+# GPU_TOPOLOGY_LOCK_DIR, else the user's own directory (XDG_CACHE_HOME or ~/.cache,
+# /gpu-topology: GPUTopologyCache.cmake), else, when none of these can hold a lock, this
+# build tree: then only its own configures wait.
 function(_gpu_topology_lock_dir)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
-  _gpu_topology_state_dir(RESULT ${ARG_RESULT})
-  set(candidate "")
-  if(NOT GPU_TOPOLOGY_LOCK_DIR STREQUAL "")
-    set(candidate "${GPU_TOPOLOGY_LOCK_DIR}")
-  elseif(NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-    set(candidate "$ENV{XDG_CACHE_HOME}/gpu-topology")
-  elseif(NOT "$ENV{HOME}" STREQUAL "")
-    set(candidate "$ENV{HOME}/.cache/gpu-topology")
-  elseif(NOT "$ENV{LOCALAPPDATA}" STREQUAL "")
-    set(candidate "$ENV{LOCALAPPDATA}/gpu-topology")
-  endif()
-  if(candidate STREQUAL "")
-    return(PROPAGATE ${ARG_RESULT})
-  endif()
-  # In a child process: a directory that cannot be made is a reason to look elsewhere, not a fatal error.
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E make_directory "${candidate}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-  if(rc EQUAL 0 AND IS_DIRECTORY "${candidate}")
-    set(${ARG_RESULT} "${candidate}")
-  else()
-    message(WARNING "GPUTopology: cannot keep the GPU locks in ${candidate}; using ${${ARG_RESULT}}, so only the "
-                    "configures of this build tree wait for each other's probes (set GPU_TOPOLOGY_LOCK_DIR)")
-  endif()
+  _gpu_topology_user_dirs(PREFIX dirs)
+  set(${ARG_RESULT} "${dirs_LOCKS}")
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
@@ -385,9 +370,10 @@ function(_gpu_topology_run_probe)
 endfunction()
 
 # Measures DEVICE (an index, or ALL: every device and the links between them, into one
-# node profile) with the probe built for ARCHITECTURES, or reuses this build tree's
-# measurement of the same devices, driver, runtime, probe and options (PROBE_ARGS).
-# After PREFIX, as _gpu_topology_run_probe: _FILE, _BUSY, _NO_GPU (the caller's policy decides).
+# node profile) with the probe built for ARCHITECTURES, or reuses a measurement of the
+# same devices, driver and settings, probe and options (PROBE_ARGS): this build tree's,
+# else one this user's cache keeps. After PREFIX, as _gpu_topology_run_probe: _FILE,
+# _BUSY, _NO_GPU (the caller's policy decides).
 function(_gpu_topology_measure)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DEVICE;PREFIX" "PROBE_ARGS;ARCHITECTURES")
   set(out ${ARG_PREFIX}_FILE ${ARG_PREFIX}_BUSY ${ARG_PREFIX}_NO_GPU)
@@ -399,17 +385,39 @@ function(_gpu_topology_measure)
     set(${ARG_PREFIX}_NO_GPU "${gpu_NO_GPU}")
     return(PROPAGATE ${out})
   endif()
-  # The cache key: device identity + driver + runtime + probe version + what was asked.
-  string(SHA256 key "${gpu_IDENTITY};${ARG_PROBE_ARGS}")
-  string(SUBSTRING "${key}" 0 16 key)
-  _gpu_topology_state_dir(RESULT state)
-  set(profile "${state}/profile-${key}.json")
+  # The key: the devices' identity (model, UUIDs, SMs, CUDA driver and runtime, probe
+  # version), what nvidia-smi says changes a measurement (driver version, MIG and ECC
+  # modes, application clocks, power limit), which devices, and what was asked. Without
+  # nvidia-smi's word the cache is not used: a measurement is then this build tree's alone.
+  _gpu_topology_device_arguments(DEVICE "${ARG_DEVICE}" RESULT which)
+  _gpu_topology_gpu_settings(UUIDS ${gpu_UUIDS} PREFIX settings)
+  string(SHA256 key "${gpu_IDENTITY};${settings_ROWS};${which};${ARG_PROBE_ARGS}")
+  string(SUBSTRING "${key}" 0 24 key)
+  _gpu_topology_cache_dir(RESULT cache)
+  if(NOT cache STREQUAL "" AND NOT settings_WHY STREQUAL "")
+    message(VERBOSE "GPUTopology: the cache is not used for ${gpu_WHAT}: ${settings_WHY}")
+    set(cache "")
+  endif()
+  _gpu_topology_measure_locked(PROBE "${probe}" DEVICE "${ARG_DEVICE}" IDENTITY "${gpu_IDENTITY}" NAME "${gpu_NAME}"
+                               WHAT "${gpu_WHAT}" KEY ${key} CACHE "${cache}" PREFIX ${ARG_PREFIX}
+                               UUIDS ${gpu_UUIDS} PROBE_ARGS ${ARG_PROBE_ARGS})
+  return(PROPAGATE ${out})
+endfunction()
+
+# _gpu_topology_measure once it knows the devices (IDENTITY, their UUIDS, NAME, WHAT) and the
+# KEY: holds their locks (GUARD FUNCTION: until this returns); reuses this build tree's
+# measurement, else the one the cache CACHE keeps ("": none), else measures with PROBE and
+# PROBE_ARGS and, when the GPU was quiet, lets the cache keep it. After PREFIX: as _gpu_topology_measure.
+function(_gpu_topology_measure_locked)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PROBE;DEVICE;IDENTITY;NAME;WHAT;KEY;CACHE;PREFIX" "UUIDS;PROBE_ARGS")
+  set(out ${ARG_PREFIX}_FILE ${ARG_PREFIX}_BUSY ${ARG_PREFIX}_NO_GPU)
   # Configures on one machine never measure one GPU at the same time, in one
   # order everywhere (sorted), so two that lock several never wait on each other
-  # in a circle. The locks hold until this function returns (GUARD FUNCTION).
+  # in a circle.
   _gpu_topology_lock_dir(RESULT lock_dir)
-  list(SORT gpu_UUIDS)
-  foreach(uuid IN LISTS gpu_UUIDS)
+  set(uuids ${ARG_UUIDS})
+  list(SORT uuids)
+  foreach(uuid IN LISTS uuids)
     _gpu_topology_lock_file(DIRECTORY "${lock_dir}" UUID "${uuid}" RESULT lock)
     if(NOT lock STREQUAL "")
       file(LOCK "${lock}" GUARD FUNCTION TIMEOUT "${GPU_TOPOLOGY_PROBE_TIMEOUT}" RESULT_VARIABLE locked)
@@ -419,16 +427,29 @@ function(_gpu_topology_measure)
       endif()
     endif()
   endforeach()
-  _gpu_topology_cached_measurement(PROBE "${probe}" PROFILE "${profile}" NAME "${gpu_NAME}" RESULT cached)
-  if(cached)
-    set(${ARG_PREFIX}_FILE "${profile}")
-    set(${ARG_PREFIX}_BUSY FALSE)
-    set(${ARG_PREFIX}_NO_GPU "")
+  _gpu_topology_state_dir(RESULT state)
+  set(profile "${state}/profile-${ARG_KEY}.json")
+  set(${ARG_PREFIX}_FILE "${profile}")
+  set(${ARG_PREFIX}_BUSY FALSE)
+  set(${ARG_PREFIX}_NO_GPU "")
+  _gpu_topology_cached_measurement(PROBE "${ARG_PROBE}" PROFILE "${profile}" NAME "${ARG_NAME}" RESULT reused)
+  if(NOT reused AND NOT "${ARG_CACHE}" STREQUAL "" AND NOT GPU_TOPOLOGY_REPROBE)
+    list(FIND ARG_PROBE_ARGS --level at)
+    math(EXPR at "${at} + 1")
+    list(GET ARG_PROBE_ARGS ${at} level)
+    _gpu_topology_cache_take(DIRECTORY "${ARG_CACHE}" KEY ${ARG_KEY} PROBE "${ARG_PROBE}" IDENTITY "${ARG_IDENTITY}"
+                             DEVICE "${ARG_DEVICE}" LEVEL ${level} PROFILE "${profile}" NAME "${ARG_NAME}"
+                             RESULT reused)
+  endif()
+  if(reused)
     return(PROPAGATE ${out})
   endif()
-  _gpu_topology_run_probe(PROBE "${probe}" DEVICE "${ARG_DEVICE}" NAME "${gpu_NAME}" WHAT "${gpu_WHAT}"
-                          MEASURING "${state}/measuring-${key}.json" KEEP "${profile}" PREFIX ${ARG_PREFIX}
+  _gpu_topology_run_probe(PROBE "${ARG_PROBE}" DEVICE "${ARG_DEVICE}" NAME "${ARG_NAME}" WHAT "${ARG_WHAT}"
+                          MEASURING "${state}/measuring-${ARG_KEY}.json" KEEP "${profile}" PREFIX ${ARG_PREFIX}
                           PROBE_ARGS ${ARG_PROBE_ARGS})
+  if(NOT "${ARG_CACHE}" STREQUAL "" AND NOT ${ARG_PREFIX}_BUSY AND ${ARG_PREFIX}_NO_GPU STREQUAL "")
+    _gpu_topology_cache_keep(DIRECTORY "${ARG_CACHE}" KEY ${ARG_KEY} PROFILE "${${ARG_PREFIX}_FILE}")
+  endif()
   return(PROPAGATE ${out})
 endfunction()
 
@@ -439,7 +460,10 @@ function(_gpu_topology_lock_file)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;UUID;RESULT" "")
   string(MAKE_C_IDENTIFIER "${ARG_UUID}" lock_name)
   set(${ARG_RESULT} "${ARG_DIRECTORY}/${lock_name}.lock")
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E touch "${${ARG_RESULT}}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  set(rc "a symbolic link or a directory")  # a link is never followed: the lock would be its target
+  if(NOT IS_SYMLINK "${${ARG_RESULT}}" AND NOT IS_DIRECTORY "${${ARG_RESULT}}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E touch "${${ARG_RESULT}}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  endif()
   if(NOT rc EQUAL 0)
     message(WARNING "GPUTopology: cannot use the lock ${${ARG_RESULT}}; this probe of ${ARG_UUID} does not wait for "
                     "others (set GPU_TOPOLOGY_LOCK_DIR to a directory of yours)")
@@ -1193,7 +1217,7 @@ function(_gpu_topology_check_command)
                     -DCMAKE_GENERATOR=${CMAKE_GENERATOR} -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
                     -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
   foreach(variable CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER
-                   CUDAToolkit_ROOT GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES)
+                   CUDAToolkit_ROOT GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES GPU_TOPOLOGY_CACHE GPU_TOPOLOGY_CACHE_DIR)
     if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
       list(APPEND ${ARG_RESULT} "-D${variable}=${${variable}}")
     endif()

@@ -3,8 +3,11 @@
 #   _gpu_topology_gpus_here(PREFIX p)
 #       p_NO_GPU: why there is no GPU to probe ("" when there is one); p_ARCHITECTURES:
 #       the CUDA architectures of the GPUs here ("" when nvidia-smi cannot say)
+#   _gpu_topology_gpu_settings(UUIDS u... PREFIX p)
+#       p_ROWS: what nvidia-smi says of those GPUs that changes a measurement; p_WHY: why it cannot say
 #   _gpu_topology_build_probe(KIND render|measure RESULT r [ARCHITECTURES a...])
-#       the nested build of gpu-topology-probe: render only, or one that measures
+#       the nested build of gpu-topology-probe: render only, or one that measures; a probe
+#       this user's cache keeps for the same sources and toolchain (GPUTopologyCache.cmake) instead
 #   _gpu_topology_run(RUN r TIMEOUT t PREFIX p COMMAND ...)
 #       a long step that stops when the configure stops (GPUTopologyRun.sh)
 # Outputs are named by the caller (RESULT, PREFIX) and set with return(PROPAGATE).
@@ -14,6 +17,7 @@
 include_guard(GLOBAL)
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.25)  # return(PROPAGATE), whoever includes this file
+include("${CMAKE_CURRENT_LIST_DIR}/GPUTopologyCache.cmake")
 
 # Why there is no GPU to probe, after PREFIX: _NO_GPU (the reason, or "" when one is
 # there) and _ARCHITECTURES (the CUDA architectures of the GPUs here, 90-real for a
@@ -51,33 +55,119 @@ endfunction()
 function(_gpu_topology_driver_gpus)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
   set(${ARG_RESULT} "")
-  find_program(GPU_TOPOLOGY_NVIDIA_SMI nvidia-smi)
-  if(NOT CMAKE_SCRIPT_MODE_FILE)
-    mark_as_advanced(GPU_TOPOLOGY_NVIDIA_SMI)
-  endif()
-  if(GPU_TOPOLOGY_NVIDIA_SMI)
-    # One call answers both questions; a driver too old to know compute_cap answers the first with -L.
+  _gpu_topology_nvidia_smi(PREFIX smi)
+  set(capabilities "")
+  foreach(row IN LISTS smi_ROWS)
+    if(row MATCHES "^[^,]*, ([0-9]+)\\.([0-9]+),")
+      list(APPEND capabilities "${CMAKE_MATCH_1}${CMAKE_MATCH_2}-real")
+    endif()
+  endforeach()
+  if(capabilities STREQUAL "" AND GPU_TOPOLOGY_NVIDIA_SMI)
+    # A driver too old for the whole query may know compute_cap, else answers -L.
     execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" --query-gpu=compute_cap --format=csv,noheader
                     RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET TIMEOUT 30)
     string(REGEX MATCHALL "[0-9]+\\.[0-9]+" capabilities "${listed}")
     if(rc EQUAL 0 AND capabilities)
       list(TRANSFORM capabilities REPLACE "\\." "")
       list(TRANSFORM capabilities APPEND "-real")
-      list(REMOVE_DUPLICATES capabilities)
-      set(${ARG_RESULT} "${capabilities}")
-      return(PROPAGATE ${ARG_RESULT})
+    else()
+      set(capabilities "")
+      execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" -L RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET
+                      TIMEOUT 30)
+      if(rc EQUAL 0 AND listed MATCHES "GPU [0-9]+:")
+        return(PROPAGATE ${ARG_RESULT})
+      endif()
     endif()
-    execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" -L RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET
-                    TIMEOUT 30)
-    if(rc EQUAL 0 AND listed MATCHES "GPU [0-9]+:")
-      return(PROPAGATE ${ARG_RESULT})
-    endif()
+  endif()
+  if(NOT capabilities STREQUAL "")
+    list(REMOVE_DUPLICATES capabilities)
+    set(${ARG_RESULT} "${capabilities}")
+    return(PROPAGATE ${ARG_RESULT})
   endif()
   file(GLOB driver_gpus LIST_DIRECTORIES true "/proc/driver/nvidia/gpus/*")
   if(NOT driver_gpus AND NOT EXISTS "/dev/nvidiactl")
     set(${ARG_RESULT} "none")
   endif()
   return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# What nvidia-smi says of every GPU, asked once per configure, after PREFIX: _ROWS, one
+# per GPU, "<uuid>, <compute capability>, <driver version>, <MIG mode>, <ECC mode>,
+# <application clocks: graphics>, <memory>, <power limit>" (what changes a measurement
+# besides the GPU and probe); _WHY, when there are none, why: no nvidia-smi, or one that
+# fails or is too old for the query.
+function(_gpu_topology_nvidia_smi)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "")
+  get_property(asked GLOBAL PROPERTY _GPU_TOPOLOGY_NVIDIA_SMI_ROWS SET)
+  if(NOT asked)
+    set(rows "")
+    set(why "")
+    find_program(GPU_TOPOLOGY_NVIDIA_SMI nvidia-smi)
+    if(NOT CMAKE_SCRIPT_MODE_FILE)
+      mark_as_advanced(GPU_TOPOLOGY_NVIDIA_SMI)
+    endif()
+    if(NOT GPU_TOPOLOGY_NVIDIA_SMI)
+      set(why "no nvidia-smi was found")
+    else()
+      set(fields uuid,compute_cap,driver_version,mig.mode.current,ecc.mode.current,clocks.applications.graphics,
+                 clocks.applications.memory,power.limit)
+      string(REPLACE ";" "" fields "${fields}")
+      execute_process(COMMAND "${GPU_TOPOLOGY_NVIDIA_SMI}" --query-gpu=${fields} --format=csv,noheader
+                      RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_QUIET TIMEOUT 30)
+      string(REPLACE ";" "," listed "${listed}")  # list separators are no part of an answer
+      string(REGEX MATCHALL "[^\n]+" lines "${listed}")
+      foreach(line IN LISTS lines)
+        string(STRIP "${line}" line)
+        string(REGEX REPLACE " *, *" ", " line "${line}")
+        string(REGEX MATCHALL "," commas "${line}")
+        list(LENGTH commas count)
+        if(count EQUAL 7)
+          list(APPEND rows "${line}")
+        endif()
+      endforeach()
+      list(LENGTH lines listed_count)
+      list(LENGTH rows row_count)
+      if(NOT rc EQUAL 0 OR row_count EQUAL 0 OR NOT row_count EQUAL listed_count)
+        set(rows "")
+        set(why "${GPU_TOPOLOGY_NVIDIA_SMI} --query-gpu=${fields} did not answer (${rc})")
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY _GPU_TOPOLOGY_NVIDIA_SMI_ROWS "${rows}")
+    set_property(GLOBAL PROPERTY _GPU_TOPOLOGY_NVIDIA_SMI_WHY "${why}")
+  endif()
+  get_property(${ARG_PREFIX}_ROWS GLOBAL PROPERTY _GPU_TOPOLOGY_NVIDIA_SMI_ROWS)
+  get_property(${ARG_PREFIX}_WHY GLOBAL PROPERTY _GPU_TOPOLOGY_NVIDIA_SMI_WHY)
+  return(PROPAGATE ${ARG_PREFIX}_ROWS ${ARG_PREFIX}_WHY)
+endfunction()
+
+# What nvidia-smi says of the GPUs UUIDS (the probe's identity), after PREFIX: _ROWS, theirs
+# in that order (_gpu_topology_nvidia_smi), and _WHY, why it cannot say ("" when it can):
+# no nvidia-smi, or one that does not list a GPU by that UUID (a MIG instance).
+function(_gpu_topology_gpu_settings)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "UUIDS")
+  _gpu_topology_nvidia_smi(PREFIX smi)
+  set(${ARG_PREFIX}_ROWS "")
+  set(${ARG_PREFIX}_WHY "${smi_WHY}")
+  foreach(uuid IN LISTS ARG_UUIDS)
+    set(found "")
+    foreach(row IN LISTS smi_ROWS)
+      string(FIND "${row}" "," end)
+      string(SUBSTRING "${row}" 0 ${end} listed)
+      string(TOLOWER "${listed}" listed)
+      string(TOLOWER "${uuid}" wanted)
+      if(listed STREQUAL wanted)
+        set(found "${row}")
+      endif()
+    endforeach()
+    if(found STREQUAL "" AND ${ARG_PREFIX}_WHY STREQUAL "")
+      set(${ARG_PREFIX}_WHY "nvidia-smi does not list ${uuid}")
+    endif()
+    list(APPEND ${ARG_PREFIX}_ROWS "${found}")
+  endforeach()
+  if(NOT ${ARG_PREFIX}_WHY STREQUAL "")
+    set(${ARG_PREFIX}_ROWS "")
+  endif()
+  return(PROPAGATE ${ARG_PREFIX}_ROWS ${ARG_PREFIX}_WHY)
 endfunction()
 
 # The CUDA compiler to build a measuring probe with, looked for the way CMake
@@ -431,11 +521,10 @@ function(_gpu_topology_probe_configure)
   file(WRITE "${ARG_BUILD_DIR}/gpu-topology-configured.stamp" "${stamp}")
 endfunction()
 
-# Builds the probe of KIND (render or measure: _gpu_topology_probe_settings) in a nested
-# build (the package's probe/ project), once per build tree and kind, and again only when
-# its sources or its configuration change. A configure that builds it says so, with the
-# time; one that finds it built (a re-configure) says nothing unless its sources changed
-# and it was built again. RESULT: the probe.
+# RESULT: the probe of KIND (render or measure: _gpu_topology_probe_settings) for the GPUs'
+# ARCHITECTURES: the one this user's cache keeps for the same sources and toolchain, else
+# one built in a nested build (_gpu_topology_nested_build), which the cache then keeps.
+# Configures that need the same probe build it one at a time: the next one finds it kept.
 function(_gpu_topology_build_probe)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "KIND;RESULT" "ARCHITECTURES")
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
@@ -447,6 +536,37 @@ function(_gpu_topology_build_probe)
     message(FATAL_ERROR "GPUTopology: this installation of GPUTopology has no probe to render the profile with")
   endif()
   _gpu_topology_probe_settings(KIND ${ARG_KIND} PREFIX nested ARCHITECTURES ${ARG_ARCHITECTURES})
+  _gpu_topology_cache_dir(RESULT cache)
+  set(locked "no cache")
+  if(NOT cache STREQUAL "")
+    _gpu_topology_probe_key(KIND ${ARG_KIND} ARGUMENTS ${nested_ARGUMENTS} ENVIRONMENT ${nested_ENVIRONMENT} RESULT key)
+    _gpu_topology_cache_lockable(FILE "${cache}/probes/${key}.lock" RESULT lockable)
+    if(lockable)
+      file(LOCK "${cache}/probes/${key}.lock" GUARD FUNCTION TIMEOUT 1800 RESULT_VARIABLE locked)
+    endif()
+    _gpu_topology_cached_probe(DIRECTORY "${cache}" KEY ${key} RESULT ${ARG_RESULT})
+    if(NOT "${${ARG_RESULT}}" STREQUAL "")
+      message(VERBOSE "GPUTopology: the probe (${nested_SHOWN}) built before for these sources and toolchain: "
+                      "${${ARG_RESULT}}")
+      return(PROPAGATE ${ARG_RESULT})
+    endif()
+  endif()
+  _gpu_topology_nested_build(KIND ${ARG_KIND} SHOWN "${nested_SHOWN}" RESULT ${ARG_RESULT} ARGUMENTS ${nested_ARGUMENTS}
+                             ENVIRONMENT ${nested_ENVIRONMENT})
+  if(locked EQUAL 0)
+    _gpu_topology_state_dir(RESULT state)
+    _gpu_topology_keep_probe(DIRECTORY "${cache}" KEY ${key} PROBE "${${ARG_RESULT}}" STATE "${state}" KEEP 4)
+  endif()
+  return(PROPAGATE ${ARG_RESULT})
+endfunction()
+
+# Builds the probe of KIND in a nested build (the package's probe/ project) configured with
+# ARGUMENTS under ENVIRONMENT (SHOWN in messages), once per build tree and kind, and again
+# only when its sources or its configuration change. A configure that builds it says so,
+# with the time; one that finds it built (a re-configure) says nothing unless its sources
+# changed and it was built again. RESULT: the probe.
+function(_gpu_topology_nested_build)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "KIND;SHOWN;RESULT" "ARGUMENTS;ENVIRONMENT")
   _gpu_topology_state_dir(RESULT state)
   set(build_dir "${state}/probe-${ARG_KIND}")
   # One configure of this build tree at a time builds a kind of probe.
@@ -461,7 +581,7 @@ function(_gpu_topology_build_probe)
   if(before)
     file(TIMESTAMP "${before}" before_time "%s")
   endif()
-  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${build_dir}" ARGUMENTS ${nested_ENVIRONMENT} ${nested_ARGUMENTS}
+  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${build_dir}" ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
                                    RESULT wanted)
   set(have "")
   if(EXISTS "${build_dir}/gpu-topology-configured.stamp")
@@ -469,19 +589,19 @@ function(_gpu_topology_build_probe)
   endif()
   set(announced FALSE)
   if(NOT have STREQUAL wanted OR NOT before)
-    message(CHECK_START "GPUTopology: building the probe (${nested_SHOWN})")
+    message(CHECK_START "GPUTopology: building the probe (${ARG_SHOWN})")
     set(announced TRUE)
   endif()
   if(NOT have STREQUAL wanted)
-    _gpu_topology_probe_configure(BUILD_DIR "${build_dir}" KIND ${ARG_KIND} ARGUMENTS ${nested_ARGUMENTS}
-                                  ENVIRONMENT ${nested_ENVIRONMENT})
+    _gpu_topology_probe_configure(BUILD_DIR "${build_dir}" KIND ${ARG_KIND} ARGUMENTS ${ARG_ARGUMENTS}
+                                  ENVIRONMENT ${ARG_ENVIRONMENT})
   endif()
   cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
   _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-build" TIMEOUT 1800 PREFIX step
                     COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --target gpu-topology-probe --config Release
                             --parallel ${cores})
   _gpu_topology_built_probe(BUILD_DIR "${build_dir}" RESULT probe)
-  _gpu_topology_probe_built_report(PROBE "${probe}" RC "${step_RC}" LOG "${step_LOG}" SHOWN "${nested_SHOWN}"
+  _gpu_topology_probe_built_report(PROBE "${probe}" RC "${step_RC}" LOG "${step_LOG}" SHOWN "${ARG_SHOWN}"
                                    BUILD_DIR "${build_dir}" ANNOUNCED ${announced} BEFORE_TIME "${before_time}"
                                    START ${start})
   set(${ARG_RESULT} "${probe}")

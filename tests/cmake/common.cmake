@@ -130,13 +130,21 @@ function(process_alive pid out_var)
   endif()
 endfunction()
 
-# A stand-in nvidia-smi in `dir` that sees one GPU of compute capability 9.0.
+# A stand-in nvidia-smi in `dir` that sees FAKE_DEVICES GPUs (default 1) of compute
+# capability 9.0, GPU-fake-0000 first (as fake_probe.sh), with driver FAKE_DRIVER
+# (default 580.65.06) and ECC mode FAKE_ECC (default Enabled).
 function(fake_nvidia_smi dir)
   file(WRITE "${dir}/nvidia-smi" [=[#!/bin/sh
-case "$*" in
-*compute_cap*) echo "9.0" ;;
-*) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake-0000)" ;;
-esac
+i=0
+while [ $i -lt "${FAKE_DEVICES:-1}" ]; do
+  case "$*" in
+  *uuid,compute_cap,driver_version*)
+    echo "GPU-fake-000$i, 9.0, ${FAKE_DRIVER:-580.65.06}, Disabled, ${FAKE_ECC:-Enabled}, 1980 MHz, 3201 MHz, 700.00 W" ;;
+  *compute_cap*) echo "9.0" ;;
+  *) echo "GPU $i: NVIDIA H200 (UUID: GPU-fake-000$i)" ;;
+  esac
+  i=$((i + 1))
+done
 ]=])
   file(CHMOD "${dir}/nvidia-smi" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                                              WORLD_READ WORLD_EXECUTE)
@@ -180,8 +188,29 @@ function(derive_profile out)
   file(WRITE "${out}" "${json}")
 endfunction()
 
+# Configures the tree `build` again without its own measurement, with ARGN: it asks the user's
+# cache, or measures.
+function(reconfigure_unmeasured build)
+  file(GLOB own "${build}/_gpu_topology/profile-*")
+  file(REMOVE ${own})
+  run(ok "${CMAKE_COMMAND}" "${build}" ${ARGN})
+  set(output "${output}" PARENT_SCOPE)
+  set(stdout "${stdout}" PARENT_SCOPE)
+endfunction()
+
+# What fake_probe.sh measures becomes this GPU's own (GPU-fake-0000, by a probe of the version
+# its identity reports), as the user's cache wants of a measurement it keeps: `out` the profile.
+function(fake_measures_this_gpu out)
+  derive_profile("${out}" device.uuid "\"GPU-fake-0000\"")
+  file(READ "${stored}" json)
+  string(JSON version GET "${json}" probe version)
+  set(ENV{FAKE_PROBE_VERSION} "${version}")
+  set(ENV{FAKE_PROFILE} "${out}")
+endfunction()
+
 # The GPU tests: reported skipped (GPU_TOPOLOGY_SKIPPED) without a GPU, which this script then
-# leaves; with one, they take the real GPU's lock, the one every configure of this user takes.
+# leaves; with one, they take the real GPU's lock, the one every configure of this user takes,
+# and a cache of their own, so that they measure and build.
 macro(skip_without_gpu)
   include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
   _gpu_topology_gpus_here(PREFIX here)
@@ -190,6 +219,7 @@ macro(skip_without_gpu)
     return()
   endif()
   set(ENV{XDG_CACHE_HOME} "")
+  set(ENV{GPU_TOPOLOGY_CACHE_DIR} "${WORK}/cache")  # the user's locks, but nothing measured or built before
 endmacro()
 
 set(example "${PACKAGE_SOURCE}/examples/minimal")
@@ -204,4 +234,6 @@ set(ENV{FAKE_LOG} "${WORK}/probe.log")
 set(ENV{FAKE_BUILT_PROBE} "${PROBE}")
 set(ENV{FAKE_MAKE_LOG} "${WORK}/make.log")
 set(ENV{XDG_CACHE_HOME} "${WORK}/cache")
+unset(ENV{GPU_TOPOLOGY_CACHE_DIR})  # a cache of the user's own stays out of the tests
+unset(ENV{GPU_TOPOLOGY_CACHE})
 

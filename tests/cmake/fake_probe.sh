@@ -3,7 +3,8 @@
 # tests can walk the measuring path (GPU_TOPOLOGY_PROBE_EXECUTABLE=this file).
 #   identity           one JSON line for a made-up GPU (exit 77 when FAKE_MODE=nogpu, and for
 #                      --device N when the machine has only FAKE_DEVICES devices);
-#                      with --all-devices, a list of two
+#                      with --all-devices, a list of two; its probe version FAKE_PROBE_VERSION
+#                      (default "fake")
 #   probe --output F   copies FAKE_PROFILE (with --all-devices: FAKE_NODE_PROFILE) to F after
 #                      FAKE_SECONDS, logging start and end to FAKE_LOG and its stages to stderr
 #                      ("stage ..."); exits 3 when FAKE_MODE=busy, 1 when fail
@@ -23,7 +24,7 @@ identity)
     echo "gpu-topology-probe: no CUDA device $2 (${FAKE_DEVICES:-1} found): fake" >&2
     exit 77
   fi
-  one='"name":"NVIDIA H200","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"fake"'
+  one='"name":"NVIDIA H200","cc":"9.0","sm_count":132,"driver":13000,"runtime":13000,"probe_version":"'"${FAKE_PROBE_VERSION:-fake}"'"'
   if [ "$1" = "--all-devices" ]; then
     echo "[{\"uuid\":\"GPU-fake-0000\",$one},{\"uuid\":\"GPU-fake-0001\",$one}]"
   else

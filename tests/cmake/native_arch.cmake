@@ -1,11 +1,13 @@
 # With a CUDA compiler: a CUDA consumer that sets no architectures gets a measuring
-# probe built for the GPU here, and a re-configure builds nothing
+# probe built for the GPU here, and a re-configure builds nothing; nor does another
+# project's first configure, which takes the probe and the measurement from the user's cache
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 # A CUDA consumer that sets no architectures: enable_language(CUDA) caches nvcc's default,
 # which the probe that measures must not take (it would run as JIT-compiled PTX, without
 # the cluster facts). Here a GPU of compute capability 9.0 (a stand-in nvidia-smi); the
 # nested configure is real, its build a stand-in that "builds" the stand-in probe.
 fake_nvidia_smi("${WORK}")
+fake_measures_this_gpu("${WORK}/this-gpu.json")
 set(ENV{FAKE_BUILT_PROBE} "${fake}")
 write_project("${WORK}/project" "enable_language(CUDA)\nadd_library(kernels INTERFACE)\ngpu_topology_generate(TARGET kernels)\n")
 set(args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_MAKE_PROGRAM=${fake_make})
@@ -29,8 +31,27 @@ file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configure
 if(EXISTS "${WORK}/make.log" OR NOT stamp_before STREQUAL stamp_after)
   message(FATAL_ERROR "the re-configure configured or built the probe again")
 endif()
+# Another project (C++ only) on this machine, through add_subdirectory: its first configure
+# builds no probe and runs no measurement (the user's cache has both), and writes the header
+# of the measurement, byte for byte.
+file(REMOVE "${WORK}/probe.log")
+write_project("${WORK}/other" "add_executable(other \"${example}/main.cpp\")\ngpu_topology_generate(TARGET other)\n")
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/other" -B "${WORK}/other-build" -G "${GENERATOR}" ${args})
+expect_in("${output}" "NVIDIA H200: measured before on this machine")
+expect_not_in("${output}" "building the probe" "probing" "not using")
+expect_nothing_compiled("${WORK}/other-build")
+if(EXISTS "${WORK}/make.log" OR EXISTS "${WORK}/probe.log")
+  message(FATAL_ERROR "a new tree of a cached GPU built the probe or measured")
+endif()
+file(SHA256 "${WORK}/build/gpu_topology/kernels/gpu_topology.hpp" measured)
+file(SHA256 "${WORK}/other-build/gpu_topology/other/gpu_topology.hpp" reused)
+if(NOT measured STREQUAL reused)
+  message(FATAL_ERROR "the header from the cache differs from the header of the measurement")
+endif()
 # The README's first command, twice: the package's own project enables CUDA after it
-# measured, which caches nvcc's default; the second configure must not take it either.
+# measured, which caches nvcc's default; the second configure must not take it either (a
+# cache of its own, so that the first one builds).
+set(ENV{GPU_TOPOLOGY_CACHE_DIR} "${WORK}/readme-cache")
 set(readme -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release ${args})
 run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/readme" -G "${GENERATOR}" ${readme})
 expect_in("${output}" "building the probe (measuring, 90-real) - done (")
@@ -42,6 +63,7 @@ if(EXISTS "${WORK}/make.log")
   message(FATAL_ERROR "the README's re-configure built the probe again")
 endif()
 # GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
+unset(ENV{GPU_TOPOLOGY_CACHE_DIR})
 run(ok "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
 expect_in("${output}" "building the probe (measuring, 90-real, 80)")
 file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures

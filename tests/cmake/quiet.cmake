@@ -24,7 +24,18 @@ expect_in("${output}" "building the probe (render only) - done (")
 expect_not_in("${output}" "fake-progress-line" "_gpu_topology/probe-render" "CMake Warning")
 run(ok "${CMAKE_COMMAND}" "${WORK}/nested")
 expect_our_lines("${stdout}" 3 "re-configure with a user's profile")
+# Another tree: the probe that renders comes from the user's cache, built for the same sources
+# and toolchain; nothing is built, nor said about it.
+file(REMOVE "${WORK}/make.log")
+configure(ok "${example}" "${WORK}/nested-again" ${nested})
+expect_our_lines("${stdout}" 9 "another tree with a user's profile")
+expect_not_in("${output}" "building the probe")
+expect_nothing_compiled("${WORK}/nested-again")
+if(EXISTS "${WORK}/make.log")
+  message(FATAL_ERROR "another tree built the probe that renders, which the user's cache keeps")
+endif()
 set(ENV{FAKE_MAKE_MODE} fail)
+set(nested ${nested} -DGPU_TOPOLOGY_CACHE=OFF)  # a build, to fail
 configure(fail "${example}" "${WORK}/nested-fails" ${nested})
 expect_in("${output}" "building the probe (render only) - failed" "building the probe in"
           "[1/2] Building CXX object fake-progress-line.o" "fake-compile-error: the stand-in build failed")
