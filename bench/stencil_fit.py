@@ -3,7 +3,7 @@
 every recorded search before one is changed in the header (which StencilChooser.RecordedSearches
 then checks: that test, on the header itself, is the authority; this is a mirror for exploring).
 
-    bench/stencil_fit.py [--sweep] [--shortlist]
+    bench/stencil_fit.py [--sweep] [--shortlist] [--shared DIR]
 
 Reads tests/data/stencil_searches.csv and the stored profiles' facts, and prints chosen / best
 (confirmed where the search confirmed its shapes) per set and card: worst, mean, and how many are
@@ -13,6 +13,10 @@ kStencilLayerRampOfL2, kStencilIdleThreadShare and kStencilL2BytesPerRun around 
 plateaus they were chosen on). --shortlist also reports star_stencil_shortlist():
 the fastest shape of the list (one-pass rates, as every shape has one) against the best, for 2 to 5
 tiles.
+--shared DIR replays the launch chooser (carveout and block, choose_star_stencil_launch, and its short list)
+on the searches of bench/shared_tiling_check.sh (DIR/stencil-<card>-s<S>-t<T>.csv): one-pass rates of the chosen
+launch and of the list's fastest over the best timed launch, per shared size and block size, and
+kStencilL1Overcommit swept on half the grids and reported on the other half.
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
@@ -72,14 +76,14 @@ def axis_parts(n, tile):
 
 
 def seconds_per_update(b, g, m, P):
-    """star_stencil_traffic(...).seconds_per_update: the searches recorded here ran without shared memory, every
-    block size at its full occupancy (the occupancy factor is 1), and L1 the machine's."""
+    """star_stencil_traffic(...).seconds_per_update. m["resident"]: the threads per SM of this launch (at_option),
+    else every block size at its full occupancy (the searches without shared memory)."""
     x, y, z, fy, fz = b
     r, s = RADIUS, VALUE_BYTES
     tx, ty, tz = x, y * fy, z * fz
     cells = tx * ty * tz
     core_row = lambda wide: 2 * up(r * s, m["sector"]) + up(wide * s, m["sector"])
-    per_sm = m["tps"] // (x * y * z)
+    per_sm = m.get("resident", m["tps"]) // (x * y * z)
     loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
     footprint, l1_room = per_sm * loaded, P["l1_overcommit"] * m["l1"]
     lost_share = 1 - l1_room / footprint if footprint > l1_room else 0.0
@@ -220,6 +224,135 @@ def report(ratios):
               f"{sum(v < 0.95 for v in r)} below 0.95")
 
 
+# ---- Kernels with shared memory of their own: the launch chooser (carveout and block) --------------------------
+def at_option(m, option, threads):
+    """at_option(): the machine at one carveout option (carveout, resident blocks, L1 bytes)."""
+    return dict(m, l1=option[2], resident=option[1] * threads)
+
+
+def launch_ranked(g, m, P, threads, option):
+    """detail::best_at: the block chooser's block at an option, and its time."""
+    at = at_option(m, option, threads)
+    b = choose(g, at, P, threads)
+    return (option, b), seconds_per_update(b, g, at, P)
+
+
+def launch_key(option, t):
+    """detail::launch_ranks_ahead: less time; alike, more L1, then the driver's default, then the smaller carveout."""
+    return t, -option[2], option[0] >= 0, option[0]
+
+
+def choose_launch(g, m, P, threads, options):
+    """choose_star_stencil_launch: each option's chooser block, the options weighed by their blocks' times."""
+    return min((launch_ranked(g, m, P, threads, o) for o in options), key=lambda c: launch_key(c[0][0], c[1]))[0]
+
+
+def launch_shortlist(g, m, P, threads, options):
+    """star_stencil_launch_shortlist: the chosen option's short list, the best launch of each of the next
+    other occupancies, then the default launch."""
+    chosen = choose_launch(g, m, P, threads, options)
+    listed = [(chosen[0], b) for b in shortlist(g, at_option(m, chosen[0], threads), P, threads)]
+    taken = [chosen[0][1]]
+    for _ in range(1, int(P["shortlist_occupancies"])):
+        rest = [launch_ranked(g, m, P, threads, o) for o in options if o[1] not in taken]
+        if not rest:
+            break
+        nxt = min(rest, key=lambda c: launch_key(c[0][0], c[1]))[0]
+        taken.append(nxt[0][1])
+        listed.append(nxt)
+    driver = next(o for o in options if o[0] < 0)
+    default = (driver, (32, threads // 32, 1, 1, 1))
+    return listed + ([default] if default not in listed else [])
+
+
+def shared_searches(paths):
+    """The grids of `stencil3d --search --shared-bytes S` CSVs (bench/shared_tiling_check.sh's out/): per grid the
+    options (carveout, resident blocks, L1 bytes) it timed and each launch's one-pass rate (GLup/s)."""
+    import csv as csvlib
+    out = {}
+    for path in paths:
+        for row in csvlib.DictReader(open(path)):
+            key = (path, row["grid"])
+            if key not in out:
+                out[key] = dict(path=path, kind=f"S={int(row['shared_bytes']) // 1024}K T={row['threads']}",
+                                grid=tuple(map(int, row["grid"].split("x"))), threads=int(row["threads"]),
+                                options=[], rates={}, default=None)
+            s = out[key]
+            option = (int(row["carveout"]), int(row["resident_blocks"]), int(row["l1_bytes"]))
+            if option not in s["options"]:
+                s["options"].append(option)
+            block = tuple(int(row[k]) for k in ("x", "y", "z", "fold_y", "fold_z"))
+            s["rates"][(option, block)] = float(row["glups"])
+            if row["default_launch"] == "1":
+                s["default"] = (option, block)
+    return list(out.values())
+
+
+def replay_shared(searches, m, P, card="h100"):
+    """Per kind: the chosen launch's and the tuned list's one-pass rate over the best timed launch, and the chosen
+    over the default launch. A launch the search did not time is counted as missing, not guessed."""
+    ratios = defaultdict(lambda: dict(chosen=[], tuned=[], vs_default=[], missing=0, listed=[]))
+    for s in searches:
+        best = max(s["rates"].values())
+        r = ratios[s["kind"]]
+        chosen = choose_launch(s["grid"], m, P, s["threads"], s["options"])
+        listed = launch_shortlist(s["grid"], m, P, s["threads"], s["options"])
+        r["listed"].append(len(listed))
+        if chosen not in s["rates"]:
+            r["missing"] += 1
+            continue
+        r["chosen"].append(s["rates"][chosen] / best)
+        r["tuned"].append(max(s["rates"].get(l, 0) for l in listed) / best)
+        if s["default"]:
+            r["vs_default"].append(s["rates"][chosen] / s["rates"][s["default"]])
+    return ratios
+
+
+def report_shared(ratios, label):
+    everything = [v for r in ratios.values() for v in r["chosen"]]
+    print(f"{label}: chosen worst {min(everything):.3f}, {sum(v < 0.95 for v in everything)} of {len(everything)} "
+          f"below 0.95")
+    for kind, r in sorted(ratios.items()):
+        c, t, d = r["chosen"], r["tuned"], r["vs_default"]
+        print(f"  {kind:13} {len(c)} grids: chosen worst {min(c):.3f} mean {sum(c) / len(c):.3f}; tuned worst "
+              f"{min(t):.3f} ({min(r['listed'])}-{max(r['listed'])} launches); chosen/default worst {min(d):.3f}"
+              + (f"; {r['missing']} picks not timed" if r["missing"] else ""))
+
+
+def shared_report(directory, machines):
+    """--shared DIR: the launch chooser on the searches of bench/shared_tiling_check.sh (DIR/stencil-<card>-s*-t*.csv):
+    the header's parameters on every grid, then kStencilL1Overcommit swept on half the grids of each kind (the even
+    ones in order) and reported on the other half, so that a gain on the fitted half that the held-out half does not
+    share shows as overfitting."""
+    import glob
+    import os
+    if not directory:
+        sys.exit("bench/stencil_fit.py: --shared needs the directory of the check's CSVs")
+    for card in sorted(machines):
+        paths = sorted(glob.glob(os.path.join(directory, f"stencil-{card}-s*-t*.csv")))
+        if not paths:
+            continue
+        every = shared_searches(paths)
+        report_shared(replay_shared(every, machines[card], HEADER), f"{card}, the header's parameters, every grid")
+        by_kind = defaultdict(list)
+        for s in every:
+            by_kind[s["kind"]].append(s)
+        fitted = [s for group in by_kind.values() for s in group[0::2]]
+        held_out = [s for group in by_kind.values() for s in group[1::2]]
+        for value in (1.5, 2, 2.5, 2.75, 3, 3.5, 4, 4.5, 5, 6):
+            P = dict(HEADER, l1_overcommit=value)
+            line = []
+            for label, grids in (("fitted", fitted), ("held out", held_out)):
+                r = replay_shared(grids, machines[card], P)
+                chosen = [v for k in r.values() for v in k["chosen"]]
+                tuned = [v for k in r.values() for v in k["tuned"]]
+                line.append(f"{label} chosen worst {min(chosen):.3f} mean {sum(chosen) / len(chosen):.3f} "
+                            f"({sum(v < 0.95 for v in chosen)} below 0.95), tuned worst {min(tuned):.3f}")
+            print(f"  kStencilL1Overcommit {value}: " + "; ".join(line))
+        print(f"  {card}, the header's parameters, held-out half alone:")
+        report_shared(replay_shared(held_out, machines[card], HEADER), f"  {card} held out")
+
+
 def main(argv):
     machines = {c: machine(f"generated/profiles/nvidia-{c}.json") for c in ("h100", "h200")}
     recorded = searches()
@@ -236,6 +369,8 @@ def main(argv):
                 ratios[(s["set"], s["card"])].append(max(s["rates"].get(b, 0) for b in listed) / max(s["rates"].values()))
             print(f"star_stencil_shortlist, {tiles} tiles ({min(sizes)}-{max(sizes)} shapes): the fastest of the list")
             report(ratios)
+    if "--shared" in argv:
+        shared_report(argv[argv.index("--shared") + 1] if argv.index("--shared") + 1 < len(argv) else None, machines)
     if "--sweep" in argv:
         fitted = [s for s in recorded if s["set"] == "fit"]
         for name, values in (("z_halo_row_share", (0.5, 0.625, 0.75, 0.875, 1.0)),

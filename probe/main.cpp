@@ -5,7 +5,7 @@
 // engines and device_commands.cpp: it renders, shows, draws, validates,
 // compares and writes the docs, and says so when asked for anything else.
 #include "cli/args.hpp"
-#if !GPU_TOPOLOGY_RENDER_ONLY
+#if GPU_TOPOLOGY_WITH_SIMULATE
 #include "cli/simulate_commands.hpp"
 #endif
 #include "util/text.hpp"
@@ -34,11 +34,24 @@ int needs_full_probe(const Args& args) {
     return args.command == "replay" ? kFailure : kNoGpu;
 }
 constexpr auto cmd_probe = needs_full_probe, cmd_replay = needs_full_probe, cmd_identity = needs_full_probe,
-               cmd_check = needs_full_probe, cmd_simulate = needs_full_probe, cmd_simulate_compare = needs_full_probe,
-               cmd_simulate_table = needs_full_probe;
+               cmd_check = needs_full_probe;
 constexpr const char* kBuildKind = " (render only)";
-#else
+#elif GPU_TOPOLOGY_WITH_SIMULATE
 constexpr const char* kBuildKind = "";
+#else
+constexpr const char* kBuildKind = " (no simulate)";
+#endif
+
+#if !GPU_TOPOLOGY_WITH_SIMULATE
+// The nested build that measures for a configure leaves the simulated engine out (probe/CMakeLists.txt).
+int needs_simulate(const Args& args) {
+    std::fprintf(stderr,
+                 "gpu-topology-probe: '%s' needs the simulated engine; this probe was built without it "
+                 "(GPU_TOPOLOGY_PROBE_SIMULATE=OFF, the default of the probe's own project)\n",
+                 args.command.c_str());
+    return kFailure;
+}
+constexpr auto cmd_simulate = needs_simulate, cmd_simulate_compare = needs_simulate, cmd_simulate_table = needs_simulate;
 #endif
 
 int run(const Args& args) {

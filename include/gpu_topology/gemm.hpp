@@ -61,11 +61,12 @@ GPU_TOPOLOGY_HD constexpr gemm_machine this_gpu_gemm() {
             this_gpu_shared_limits<Dependent>()};
 }
 
-// The space on this GPU's banks (the padding that makes the A slice's stores conflict least).
+// The space on this GPU's banks (the padding that makes the A slice's stores conflict least) and
+// registers (no tile that spills).
 template <typename Dependent = void>
 GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_here() {
     const auto& memory = detail::when_used<Dependent>(shared);
-    return sgemm_space_on(memory.banks, memory.bank_bytes);
+    return sgemm_space_on(memory.banks, memory.bank_bytes, detail::when_used<Dependent>(sm).registers);
 }
 
 // The model's configuration for an m x n x k product on this GPU (reads_c: beta != 0), and the short

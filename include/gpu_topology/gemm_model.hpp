@@ -153,13 +153,41 @@ struct sgemm_space {
     sgemm_tile tiles[kSgemmSpaceCapacity];
     std::uint32_t count;
 };
-// Every configuration's tiles, on these banks: each shape and depth unpadded, then padded where that
-// changes the layout.
-GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::uint32_t bank_bytes) {
+
+// Registers a thread of the kernel wants: its accumulators, its operands, the slice elements it stages
+// (the compiler issues a step's global loads before their shared stores, each into its own register)
+// and kSgemmRegistersBeyondTile; and the launch bounds' budget (255 at most). With 64 Ki registers an
+// SM the budget is 128: compiled for sm_90 (nvcc -Xptxas -v), every tile wanting more spills
+// (8x8 thread tiles staging 24 or more elements: 56 to 412 bytes), and none wanting at most 128 does
+// (128x128x16 8x8, 128 wanted, takes 128 without a spill).
+inline constexpr std::uint32_t kSgemmRegistersBeyondTile = 32;
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_staged_per_thread(const sgemm_tile& t) {
+    return t.threads() == 0 ? 0 : t.block_k * (t.block_m + t.block_n) / t.threads();
+}
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_registers_wanted(const sgemm_tile& t) {
+    return t.thread_m * t.thread_n + t.thread_m + t.thread_n + sgemm_staged_per_thread(t) + kSgemmRegistersBeyondTile;
+}
+GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_register_budget(const sgemm_tile& t, std::uint32_t registers_per_sm) {
+    const std::uint32_t threads = t.threads() * sgemm_min_blocks(t);
+    const std::uint32_t budget = threads == 0 ? 255 : registers_per_sm / threads / 8 * 8;
+    return budget < 255 ? budget : 255;
+}
+// Whether the kernel of these tiles spills registers to local memory under its launch bounds: such a
+// kernel runs at 0.2-0.8 of its unspilled rate, and never fastest, so the space leaves it out.
+GPU_TOPOLOGY_HD constexpr bool sgemm_spills(const sgemm_tile& t, std::uint32_t registers_per_sm) {
+    return sgemm_registers_wanted(t) > sgemm_register_budget(t, registers_per_sm);
+}
+
+// Every configuration's tiles, on these banks and SMs of `registers_per_sm` registers: each shape and
+// depth unpadded, then padded where that changes the layout; none that spills.
+GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::uint32_t bank_bytes,
+                                                     std::uint32_t registers_per_sm) {
     sgemm_space space{};
     for (const sgemm_block_shape& s : kSgemmBlockShapes)
         for (const std::uint32_t k : kSgemmBlockK) {
-            space.tiles[space.count++] = {s.block_m, s.block_n, k, s.thread_m, s.thread_n, 0};
+            const sgemm_tile unpadded{s.block_m, s.block_n, k, s.thread_m, s.thread_n, 0};
+            if (sgemm_spills(unpadded, registers_per_sm)) continue;
+            space.tiles[space.count++] = unpadded;
             const std::uint32_t pad = sgemm_pad_a(s.block_m, k, banks, bank_bytes);
             if (pad != 0) space.tiles[space.count++] = {s.block_m, s.block_n, k, s.thread_m, s.thread_n, pad};
         }
@@ -174,16 +202,31 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // needs for all of them, or one block's own chain (the L2 load's latency and its barrier, then its
 // instructions on the schedulers it has warps for), whichever is longer. The busiest SM runs its
 // blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
-// of blocks where it does not fit L2). Nothing here was fitted on measured SGEMMs: the constants are
-// the architecture's and the profile's facts, and these counts:
-//  - Registers a thread takes beyond its accumulators and operands (indices, addresses, loop).
-inline constexpr std::uint32_t kSgemmRegistersBeyondTile = 40;
+// of blocks where it does not fit L2), and C's stores take the L2 after that. The constants are the
+// architecture's and the profile's facts, these counts and one fitted share:
 //  - Cycles a barrier costs a block, twice a k-step.
 inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 //  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
 //    brings costs a global load, a shared store and its bounds test; and the loop.
 inline constexpr std::uint32_t kSgemmInstructionsPerElement = 3;
 inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
+//  - One fitted constant: the share of the L2's read bandwidth that partial-sector stores of C get.
+//    Fitted on an H100's searches (bench/gemm_fit.py): where k is small (23 to 147) C's stores take
+//    most of the time, at 65-82 G sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list hold for 0.2
+//    to 0.5 on both sets of products.
+inline constexpr double kSgemmStoreShare = 0.3;
+//  - The L2's sector: the unit a store transaction moves.
+inline constexpr std::uint32_t kSgemmSectorBytes = 32;
+
+// Sectors a warp's store of C touches, per float stored: the lanes of one row of threads (C's rows lie
+// apart) store a float each, thread_n floats apart.
+GPU_TOPOLOGY_HD constexpr double sgemm_store_sectors_per_element(const sgemm_tile& t, std::uint32_t warp_size) {
+    const std::uint32_t across = t.thread_n == 0 ? 0 : t.block_n / t.thread_n;
+    const std::uint32_t lanes = across < warp_size ? across : warp_size;
+    if (lanes == 0) return 1.0;
+    const std::uint32_t stride = t.thread_n * std::uint32_t(sizeof(float));
+    return double((lanes - 1) * stride / kSgemmSectorBytes + 1) / lanes;
+}
 
 // What the model estimates of a configuration.
 struct sgemm_estimate {
@@ -193,13 +236,9 @@ struct sgemm_estimate {
     double seconds;                 // the whole product
 };
 
-// Registers a thread of the kernel takes, estimated: its accumulators and operands, and
-// kSgemmRegistersBeyondTile, within the launch bounds' budget.
+// Registers a thread of the kernel takes, estimated: what it wants, within the launch bounds' budget.
 GPU_TOPOLOGY_HD constexpr std::uint32_t sgemm_registers(const sgemm_tile& t, const gemm_machine& m) {
-    const std::uint32_t want = t.thread_m * t.thread_n + t.thread_m + t.thread_n + kSgemmRegistersBeyondTile;
-    const std::uint32_t threads = t.threads() * sgemm_min_blocks(t);
-    const std::uint32_t budget = threads == 0 ? 255 : m.registers_per_sm / threads / 8 * 8;
-    const std::uint32_t cap = budget < 255 ? budget : 255;
+    const std::uint32_t want = sgemm_registers_wanted(t), cap = sgemm_register_budget(t, m.registers_per_sm);
     return want < cap ? want : cap;
 }
 
@@ -239,10 +278,6 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     }
     const double clock = m.sm_clock_hz;
     const double steps = double(detail::ceil_div(e.k, t.block_k));
-    const std::uint64_t per_sm = detail::ceil_div(out.blocks, m.sm_count);
-    const std::uint64_t side_by_side = per_sm < out.resident_blocks ? per_sm : out.resident_blocks;
-    const double rounds = double(detail::ceil_div(per_sm, side_by_side));
-    const double r = double(side_by_side);
     // One k-step of one block: its warps' instructions, FMA-pipe cycles, shared-memory wavefronts, L2 bytes.
     const double fma_per_warp = double(t.block_k) * t.thread_m * t.thread_n;
     const double loads_per_warp = double(t.block_k) * double((t.thread_m + 3) / 4 + (t.thread_n + 3) / 4);
@@ -272,24 +307,40 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     const double l2_bytes = elements * sizeof(float);
     const double l2_seconds = m.l2_bandwidth == 0 ? 0.0 : l2_bytes / (double(m.l2_bandwidth) / m.sm_count);
     const double issue = m.issue_per_sm_clock == 0 ? 1.0 : double(m.issue_per_sm_clock);
-    // The SM busy with r blocks' steps, and one block's own chain.
-    const double busy = r * detail::larger(detail::larger(instructions / issue, fma_cycles),
-                                           detail::larger(shared_cycles * shared_scale, l2_seconds * clock));
     const double own_issue = double(warps) < issue ? double(warps) : issue;
     const double chain = double(m.l2_latency_cycles) + 2.0 * kSgemmBarrierCycles +
                          detail::larger(instructions / own_issue, fma_cycles);
-    const double step = detail::larger(busy, chain) / clock;
-    // The epilogue: each block reads (beta != 0) and writes its tile of C.
+    const double block_busy = detail::larger(detail::larger(instructions / issue, fma_cycles),
+                                             detail::larger(shared_cycles * shared_scale, l2_seconds * clock));
     const double c_bytes = double(t.block_m) * t.block_n * sizeof(float) * (reads_c ? 2 : 1);
-    const double epilogue = m.l2_bandwidth == 0 ? 0.0 : r * c_bytes / (double(m.l2_bandwidth) / m.sm_count);
-    const double sm_seconds = rounds * (steps * step + epilogue);
+    // A round of r blocks side by side on an SM: each step the SM is busy with r blocks' work, or
+    // waits on one block's own chain, whichever is longer; then each block reads (beta != 0) and
+    // writes its tile of C.
+    const auto round_seconds = [&](double r) {
+        const double epilogue = m.l2_bandwidth == 0 ? 0.0 : r * c_bytes / (double(m.l2_bandwidth) / m.sm_count);
+        return steps * detail::larger(r * block_busy, chain) / clock + epilogue;
+    };
+    // The busiest SM's blocks: full rounds of the resident blocks, then the rest side by side, with
+    // the SM's resources shared among fewer (a product of 4 blocks an SM, 3 resident, takes one full
+    // round and one of a single block, not two full ones).
+    const std::uint64_t per_sm = detail::ceil_div(out.blocks, m.sm_count);
+    const std::uint64_t full_rounds = per_sm / out.resident_blocks, rest = per_sm % out.resident_blocks;
+    const double sm_seconds = double(full_rounds) * round_seconds(out.resident_blocks) + (rest == 0 ? 0.0 : round_seconds(double(rest)));
+    // C's stores (and loads, beta != 0) as the L2 takes them, after the blocks' own share above: each
+    // store instruction of a warp is one transaction per 32-byte sector it touches, a lane's thread_n
+    // consecutive floats apart from its neighbour's, at kSgemmStoreShare of the L2 read bandwidth.
+    const double store_seconds =
+        m.l2_bandwidth == 0
+            ? 0.0
+            : double(e.m) * e.n * (reads_c ? 2 : 1) * sgemm_store_sectors_per_element(t, m.warp_size) * kSgemmSectorBytes /
+                  (kSgemmStoreShare * double(m.l2_bandwidth));
     // DRAM: A, C once; B once if it fits half of L2, else once per row of blocks.
     const double b_bytes_total = double(e.k) * e.n * sizeof(float);
     const double b_reads = b_bytes_total <= 0.5 * double(m.l2_bytes) ? 1.0 : double(detail::ceil_div(e.m, t.block_m));
     const double dram_bytes = (double(e.m) * e.k + double(e.m) * e.n * (reads_c ? 2 : 1)) * sizeof(float) +
                               b_reads * b_bytes_total;
     const double dram_seconds = m.dram_bandwidth == 0 ? 0.0 : dram_bytes / double(m.dram_bandwidth);
-    out.seconds = detail::larger(sm_seconds, dram_seconds);
+    out.seconds = detail::larger(sm_seconds, dram_seconds) + store_seconds;
     return out;
 }
 
@@ -334,6 +385,18 @@ struct sgemm_known_registers {
     }
 };
 
+namespace detail {
+GPU_TOPOLOGY_HD constexpr bool same_tile_but_padding(const sgemm_tile& a, const sgemm_tile& b) {
+    return a.block_m == b.block_m && a.block_n == b.block_n && a.block_k == b.block_k && a.thread_m == b.thread_m &&
+           a.thread_n == b.thread_n;
+}
+// Whether the model ranks tiles a ahead of b: faster, or as fast and padded more (a padding that the
+// model finds no faster still removes conflicts it may not count); otherwise the space's order.
+GPU_TOPOLOGY_HD constexpr bool sgemm_ahead(const sgemm_tile& a, double a_seconds, const sgemm_tile& b, double b_seconds) {
+    return a_seconds < b_seconds || (a_seconds == b_seconds && same_tile_but_padding(a, b) && a.pad_a > b.pad_a);
+}
+}  // namespace detail
+
 // The configuration of `space` the model takes for an m x n x k product, with its carveout.
 template <typename Registers = sgemm_estimated_registers>
 GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool reads_c, const sgemm_space& space,
@@ -344,22 +407,24 @@ GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool r
         const sgemm_tile& t = space.tiles[i];
         const sgemm_config c{t, sgemm_option(t, m, registers(t))};
         const double s = sgemm_estimate_of(c, e, reads_c, m, registers(t)).seconds;
-        if (i == 0 || s < best_seconds) best = c, best_seconds = s;
+        if (i == 0 || detail::sgemm_ahead(t, s, best.tile, best_seconds)) best = c, best_seconds = s;
     }
     return best;
 }
 
 // ---- A short list to time ------------------------------------------------------------
-// The model has not been checked against measured SGEMMs: a program that can afford a few timed
-// launches times this list on its own matrices and keeps the fastest. It holds the best
-// kSgemmShortlistPerShape depths and paddings of each of the model's kSgemmShortlistShapes best block
-// shapes (ranked by their best configuration), the chooser's pick first: the block shape is where a
-// model of waves and occupancy errs most, the depth next.
-inline constexpr std::uint32_t kSgemmShortlistShapes = 4;
-inline constexpr std::uint32_t kSgemmShortlistPerShape = 2;
+// The model ranks configurations apart from what they run at: on an H100's searches of 24 products
+// (bench/gemm_fit.py) its pick ran at 0.68-0.97 of the best. A program that can afford a few timed
+// launches times this list on its own matrices and keeps the fastest: the model's best
+// kSgemmShortlistLength configurations, one of each block tile and depth (its paddings differ only in
+// the A slice's layout, whose conflicts the model counts: the list takes the one it ranks first, the
+// padded one where they tie), the chooser's pick first. The space without spilling tiles holds 11 block
+// tiles and depths: the list leaves out the 3 the model ranks last, and on those searches the best
+// configuration was never among them (the list's best at 0.97 of it or better on every product).
+inline constexpr std::uint32_t kSgemmShortlistLength = 8;
 
 struct sgemm_shortlist {
-    static constexpr std::uint32_t capacity = kSgemmShortlistShapes * kSgemmShortlistPerShape;
+    static constexpr std::uint32_t capacity = kSgemmShortlistLength;
     sgemm_config configs[capacity];  // the chooser's pick first
     std::uint32_t count;
 };
@@ -368,47 +433,25 @@ template <typename Registers = sgemm_estimated_registers>
 GPU_TOPOLOGY_HD constexpr sgemm_shortlist sgemm_tuning_list(const gemm_extent& e, bool reads_c, const sgemm_space& space,
                                                            const gemm_machine& m, Registers registers = {}) {
     sgemm_shortlist list{};
-    const auto same_shape = [](const sgemm_tile& a, const sgemm_tile& b) {
-        return a.block_m == b.block_m && a.block_n == b.block_n && a.thread_m == b.thread_m && a.thread_n == b.thread_n;
-    };
     const auto seconds_of = [&](const sgemm_tile& t) {
         return sgemm_estimate_of({t, sgemm_option(t, m, registers(t))}, e, reads_c, m, registers(t)).seconds;
     };
-    sgemm_tile shapes[kSgemmShortlistShapes] = {};
-    std::uint32_t shape_count = 0;
-    for (std::uint32_t round = 0; round < kSgemmShortlistShapes; ++round) {
-        // The best configuration whose block shape is not taken yet.
+    while (list.count < sgemm_shortlist::capacity) {
+        // The best configuration whose block tile and depth are not listed yet.
         bool found = false;
         sgemm_tile next{};
         double next_seconds = 0;
         for (std::uint32_t i = 0; i < space.count; ++i) {
-            bool taken = false;
-            for (std::uint32_t s = 0; s < shape_count; ++s) taken = taken || same_shape(shapes[s], space.tiles[i]);
-            if (taken) continue;
-            const double s = seconds_of(space.tiles[i]);
-            if (!found || s < next_seconds) next = space.tiles[i], next_seconds = s, found = true;
+            const sgemm_tile& t = space.tiles[i];
+            bool listed = false;
+            for (std::uint32_t j = 0; j < list.count; ++j) listed = listed || detail::same_tile_but_padding(list.configs[j].tile, t);
+            if (listed) continue;
+            const double sec = seconds_of(t);
+            if (!found || detail::sgemm_ahead(t, sec, next, next_seconds)) next = t, next_seconds = sec, found = true;
         }
         if (!found) break;
-        shapes[shape_count++] = next;
+        list.configs[list.count++] = {next, sgemm_option(next, m, registers(next))};
     }
-    for (std::uint32_t s = 0; s < shape_count; ++s)
-        for (std::uint32_t k = 0; k < kSgemmShortlistPerShape; ++k) {
-            // The shape's best configuration not listed yet.
-            bool found = false;
-            sgemm_tile next{};
-            double next_seconds = 0;
-            for (std::uint32_t i = 0; i < space.count; ++i) {
-                const sgemm_tile& t = space.tiles[i];
-                if (!same_shape(t, shapes[s])) continue;
-                bool listed = false;
-                for (std::uint32_t j = 0; j < list.count; ++j) listed = listed || list.configs[j].tile == t;
-                if (listed) continue;
-                const double sec = seconds_of(t);
-                if (!found || sec < next_seconds) next = t, next_seconds = sec, found = true;
-            }
-            if (found && list.count < sgemm_shortlist::capacity)
-                list.configs[list.count++] = {next, sgemm_option(next, m, registers(next))};
-        }
     return list;
 }
 

@@ -139,13 +139,20 @@ inline constexpr int kStencilLevelOverlapNorm = 4;
 inline constexpr double kStencilLatencyShare = 0.48;
 //  - L1 keeps a block's tile and halo for its threads' reuse (a row is read by the threads r
 //    rows around it), and the resident blocks' tiles may overrun L1 by this factor before reuse
-//    is lost: shapes whose resident tiles take up to 1.48 times L1 (32x1x2 folded in y, 32
-//    blocks of 64 threads) ran within 0.98 of the best on recorded searches. Past it, a cache
-//    holding that much of a footprint F serves that share of its reuse: the rest of the loads
-//    L1 would serve (its sectors, less what L2 serves anyway) go to L2. Not measured past the
-//    recorded searches' 1.48: a kernel with much shared memory meets it at the carveouts that
-//    leave little L1, which the launch short list times beside those that do not.
-inline constexpr double kStencilL1Overcommit = 1.5;
+//    is lost: the tile and halo of every resident block are not all live at once (a block's warps
+//    run apart and finish apart, and a row's readers r rows around it read it within a short
+//    time of each other), so L1 serves the reuse of a footprint a few times its size. Past it, a
+//    cache holding that much of a footprint F serves that share of its reuse: the rest of the
+//    loads L1 would serve (its sectors, less what L2 serves anyway) go to L2. Fitted on searches of
+//    every block at every carveout with 8, 32 and 96 KiB of shared memory per block, 256 and 1024
+//    threads, 8 grids each on an H100 (bench/stencil_fit.py --shared): two resident 1024-thread
+//    blocks of 64x8x4 tiles (2.4 times the 54 KiB L1 the driver leaves a 96 KiB kernel) ran
+//    fastest there, 20 % faster than tiles that fit, and 21 KiB of L1 (carveout 100) cost every
+//    shape 5-35 %. Every factor from 2.75 to 4.5 gives the same picks (worst 0.907 of the best, the
+//    short list 0.980); 2.5 or less keeps the 96 KiB kernels' unfolded tiles (0.798 at 1.5), 5 or
+//    more takes the 21 KiB carveouts (0.62). Without shared memory (the recorded searches, up to
+//    1.48 times L1) every factor from 1.5 to 4 gives the same picks.
+inline constexpr double kStencilL1Overcommit = 3.5;
 
 namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {

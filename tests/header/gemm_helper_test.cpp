@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -49,7 +50,7 @@ TEST(SgemmHelper, TheMachineIsTheProfiles) {
 // Every configuration builds the example's kernel: float4 operand reads, every thread staging as many
 // elements, a block no larger than 1024 threads, shared memory a block may take.
 TEST(SgemmHelper, TheSpaceBuilds) {
-    EXPECT_EQ(kSpace.count, gt::kSgemmSpaceCapacity) << "32 banks of 4 bytes: every depth has a padded layout";
+    EXPECT_EQ(kSpace.count, 22u) << "32 banks of 4 bytes: every depth has a padded layout; 7 tiles spill";
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> seen;
     for (std::uint32_t i = 0; i < kSpace.count; ++i) {
         const auto& t = kSpace.tiles[i];
@@ -63,7 +64,22 @@ TEST(SgemmHelper, TheSpaceBuilds) {
         EXPECT_EQ(t.block_k * t.block_n % t.threads(), 0u) << name(t);
         EXPECT_LE(t.shared_bytes(), std::uint64_t(gt::shared.per_block_optin_bytes)) << name(t);
         EXPECT_GE(gt::carveout_options_for(t.threads(), t.shared_bytes()).count, 1u) << name(t);
+        EXPECT_FALSE(gt::sgemm_spills(t, kMachine.registers_per_sm)) << name(t);
     }
+}
+
+// The spill rule against what nvcc 13 compiled for sm_90 (-Xptxas -v): 8x8 thread tiles staging 24 or
+// more elements a thread spill under the 128-register budget; 128x128x16 takes 128 without a spill.
+TEST(SgemmHelper, TilesThatSpillAreLeftOut) {
+    for (const gt::sgemm_tile t : {gt::sgemm_tile{128, 128, 32, 8, 8, 0}, {128, 64, 16, 8, 8, 0}, {64, 128, 16, 8, 8, 0},
+                                   {64, 64, 16, 8, 8, 0}, {64, 64, 32, 8, 8, 0}})
+        EXPECT_TRUE(gt::sgemm_spills(t, 65536)) << name(t);
+    for (const gt::sgemm_tile t : {gt::sgemm_tile{128, 128, 16, 8, 8, 0}, {128, 128, 8, 8, 8, 0}, {64, 64, 8, 8, 8, 0},
+                                   {32, 32, 32, 4, 4, 0}, {64, 64, 32, 4, 4, 0}})
+        EXPECT_FALSE(gt::sgemm_spills(t, 65536)) << name(t);
+    EXPECT_EQ(gt::sgemm_registers_wanted({128, 128, 16, 8, 8, 0}), 128u);
+    EXPECT_EQ(gt::sgemm_register_budget({128, 128, 16, 8, 8, 0}, 65536), 128u);
+    EXPECT_FALSE(gt::sgemm_spills({128, 128, 32, 8, 8, 0}, 131072)) << "twice the registers: the budget doubles";
 }
 
 // Wavefront counting: a warp's consecutive floats take one; one word shared by every lane one; a
@@ -140,22 +156,60 @@ TEST(SgemmHelper, KnownRegistersCount) {
     EXPECT_EQ(gt::sgemm_resident_blocks(t, option, kMachine, 255), 1u) << "256 threads of 255 registers: one block";
 }
 
-// The short list: the chooser's pick first, no configuration twice, the best two of each of the model's
-// four best block shapes, each at its helper option.
-TEST(SgemmHelper, TheShortListSpansBlockShapes) {
+// The short list: the chooser's pick first, kSgemmShortlistLength configurations, no block tile and
+// depth twice, each at its helper option, in the model's order, and none left out that the model
+// ranks ahead of one listed.
+TEST(SgemmHelper, TheShortListTakesTheModelsBestTilesAndDepths) {
     for (const auto& e : kProducts) {
         const auto list = gt::sgemm_tuning_list(e);
-        ASSERT_EQ(list.count, gt::sgemm_shortlist::capacity) << name(e);
+        ASSERT_EQ(list.count, gt::kSgemmShortlistLength) << name(e);
         EXPECT_EQ(list.configs[0], gt::choose_sgemm(e)) << name(e);
-        std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> shapes;
+        const auto seconds = [&](const gt::sgemm_tile& t) {
+            return gt::sgemm_estimate_of({t, gt::sgemm_option(t, kMachine)}, e, false, kMachine).seconds;
+        };
         for (std::uint32_t i = 0; i < list.count; ++i) {
             const auto& c = list.configs[i];
-            for (std::uint32_t j = 0; j < i; ++j) EXPECT_FALSE(list.configs[j] == c) << name(e) << " " << name(c.tile);
             EXPECT_EQ(c.option.carveout_percent, gt::sgemm_option(c.tile, kMachine).carveout_percent) << name(e);
-            shapes.insert({c.tile.block_m, c.tile.block_n, c.tile.thread_m, c.tile.thread_n});
+            for (std::uint32_t j = 0; j < i; ++j)
+                EXPECT_FALSE(gt::detail::same_tile_but_padding(list.configs[j].tile, c.tile)) << name(e) << " " << name(c.tile);
+            if (i > 0) {
+                EXPECT_LE(seconds(list.configs[i - 1].tile), seconds(c.tile)) << name(e) << " " << name(c.tile);
+            }
         }
-        EXPECT_EQ(shapes.size(), gt::kSgemmShortlistShapes) << name(e);
+        const double last = seconds(list.configs[list.count - 1].tile);
+        for (std::uint32_t i = 0; i < kSpace.count; ++i) {
+            const auto& t = kSpace.tiles[i];
+            const bool listed = std::any_of(list.configs, list.configs + list.count,
+                                            [&](const gt::sgemm_config& c) { return gt::detail::same_tile_but_padding(c.tile, t); });
+            if (!listed) {
+                EXPECT_GE(seconds(t), last) << name(e) << ": " << name(t) << " left out";
+            }
+        }
     }
+}
+
+// The last round of an SM's blocks holds fewer than the resident ones and runs them faster: one block
+// more than a full round costs less than a second full round.
+TEST(SgemmHelper, ATailRoundCostsWhatItHolds) {
+    const gt::sgemm_tile t{64, 64, 16, 4, 4, 4};
+    const gt::sgemm_config c{t, gt::sgemm_option(t, kMachine)};
+    const std::uint32_t resident = gt::sgemm_estimate_of(c, {64, 64, 1024}, false, kMachine).resident_blocks;
+    ASSERT_GE(resident, 2u);
+    const auto seconds = [&](std::uint64_t per_sm) {
+        return gt::sgemm_estimate_of(c, {64 * per_sm * kMachine.sm_count, 64, 4096}, false, kMachine).seconds;
+    };
+    EXPECT_LT(seconds(resident + 1), 0.9 * seconds(2 * resident));
+    EXPECT_GT(seconds(resident + 1), seconds(resident));
+}
+
+// C's stores: a warp of 8x8 thread tiles touches a sector per float it stores, one of 4x4 tiles half
+// one; where k is small the stores are most of the work, and the chooser takes 4x4 thread tiles.
+TEST(SgemmHelper, StoresOfCCountSectors) {
+    EXPECT_DOUBLE_EQ(gt::sgemm_store_sectors_per_element({128, 128, 8, 8, 8, 0}, 32), 1.0);
+    EXPECT_DOUBLE_EQ(gt::sgemm_store_sectors_per_element({64, 64, 8, 4, 4, 0}, 32), 0.5);
+    EXPECT_DOUBLE_EQ(gt::sgemm_store_sectors_per_element({32, 32, 8, 4, 4, 0}, 32), 0.5);
+    for (const gt::gemm_extent e : {gt::gemm_extent{1939, 3265, 23}, {4096, 4096, 32}})
+        EXPECT_EQ(gt::choose_sgemm(e).tile.thread_n, 4u) << name(e);
 }
 
 }  // namespace

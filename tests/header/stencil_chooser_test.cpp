@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <string>
@@ -542,6 +543,46 @@ TEST(StencilLaunch, SmallBlocksWithSharedMemoryAreNotLeftAlone) {
         const gt::stencil_launch alone{*options.find(0), chosen.block};
         EXPECT_GT(gt::star_stencil_launch_seconds<double>(alone, g, kRadius, kFull),
                   2 * gt::star_stencil_launch_seconds<double>(chosen, g, kRadius, kFull));
+    }
+}
+
+// The options the H100's profile gives a kernel with 96 KiB per block in 1024-thread blocks, and one with
+// 32 KiB in 256-thread blocks (the driver's first), as bench/shared_tiling_check.sh searched them.
+gt::carveout_options h100_options(std::initializer_list<gt::carveout_option> options) {
+    gt::carveout_options out{};
+    for (const auto& o : options) out.options[out.count++] = o;
+    return out;
+}
+const gt::carveout_options kH100At96KiB1024 = h100_options(
+    {{-1, 2, 55296, true}, {0, 1, 154624, true}, {100, 2, 21504, false}});
+const gt::carveout_options kH100At32KiB256 = h100_options(
+    {{-1, 6, 21504, true}, {0, 1, 191488, true}, {50, 4, 122880, true}, {75, 5, 55296, true}});
+// Grids of those searches.
+constexpr gt::grid_extent kSearched[] = {{1069, 52, 184}, {47, 2094, 450}, {816, 238, 74}, {56, 1100, 400}, {1039, 112, 204},
+                                         {95, 1318, 292}, {227, 348, 290}, {115, 972, 264}};
+
+// Two resident 1024-thread blocks in the 54 KiB of L1 a 96 KiB kernel leaves: tiles folded 2 deep ran
+// fastest on every grid searched (64x8x4 tiles, 2.4 times L1 for both blocks, 20 % faster than unfolded
+// tiles that fit). The chooser folds there, and keeps the option with the L1 over carveout 100's 21 KiB.
+TEST(StencilLaunch, FoldsWhereTwoBlocksOverrunL1) {
+    for (const auto& g : kSearched) {
+        const auto chosen = gt::choose_star_stencil_launch<double>(g, kRadius, 1024, kH100At96KiB1024, kH100);
+        const std::string at = std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z);
+        EXPECT_TRUE(chosen.option.left_to_driver()) << at;
+        EXPECT_GT(chosen.block.fold_y * chosen.block.fold_z, 1u) << at;
+        EXPECT_FALSE(gt::star_stencil_traffic<double>(chosen.block, g, kRadius, gt::at_option(kH100, chosen.option, 1024))
+                         .tile_fits_l1)
+            << at << ": the test no longer holds tiles that overrun L1";
+    }
+}
+
+// 256-thread blocks with 32 KiB: 5 resident blocks with 54 KiB of L1 (carveout 75) ran 5-8 % faster than
+// 4 with 120 KiB (carveout 50) on every grid searched, and 6 with 21 KiB (the driver's) 13-26 % slower:
+// the chooser takes the occupancy while L1 holds a few times its size, not past that.
+TEST(StencilLaunch, OccupancyOverL1UntilL1IsTooSmall) {
+    for (const auto& g : kSearched) {
+        const auto chosen = gt::choose_star_stencil_launch<double>(g, kRadius, 256, kH100At32KiB256, kH100);
+        EXPECT_EQ(chosen.option.carveout_percent, 75) << g.x << "x" << g.y << "x" << g.z;
     }
 }
 

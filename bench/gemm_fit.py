@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Replays `examples/gemm --search --csv` files (bench/shared_tiling_check.sh's out/gemm-<card>.csv) through a
+mirror of the helper's rate model (include/gpu_topology/gemm_model.hpp, sgemm_estimate_of): per product, the pick
+(the model's fastest configuration of the space, no tile that spills) and the short list (sgemm_tuning_list: the
+model's best 8, one per block tile and depth), each at the rate timed at the helper's carveout, against the best
+configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
+kernel, at the helper's carveout).
+
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--fit]
+
+--store-share replays another kSgemmStoreShare (the model's one fitted constant); --fit sweeps it on each file and
+reports the value each file picks and what that value gives on the other files (fitted on one, held out on the
+others). The machine is an H100's stored profile (generated/nvidia-h100): the CSVs are H100 searches.
+"""
+import csv
+import sys
+from collections import OrderedDict
+
+# generated/nvidia-h100/gpu_topology.hpp as this_gpu_gemm() reads it.
+H100 = dict(sm_count=132, clock=1.98e9, fma=128, issue=4, shared_bw=32878255720054, l2_bw=8555353951890,
+            dram_bw=3145133283888, l2_bytes=52428800, l2_lat=493, regs=65536, banks=32, bank_bytes=4, warp=32)
+BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def wavefronts(nbytes, m, address):
+    """detail::wavefronts: a warp-wide access, served a phase of lanes at a time, one distinct word per bank each."""
+    lanes = m["warp"]
+    phase = lanes // 4 if nbytes >= 16 else lanes // 2 if nbytes >= 8 else lanes
+    words = max(1, nbytes // m["bank_bytes"])
+    total = 0
+    for first in range(0, lanes, phase):
+        seen, ways = set(), {}
+        for lane in range(first, min(first + phase, lanes)):
+            for w in range(words):
+                word = address(lane) // m["bank_bytes"] + w
+                if word not in seen:
+                    seen.add(word)
+                    ways[word % m["banks"]] = ways.get(word % m["banks"], 0) + 1
+        total += max(ways.values())
+    return total
+
+
+def spills(tile, m):
+    """sgemm_spills: registers wanted beyond the launch bounds' budget."""
+    bm, bn, bk, tm, tn, _ = tile
+    threads = (bm // tm) * (bn // tn)
+    want = tm * tn + tm + tn + bk * (bm + bn) // threads + BEYOND_TILE
+    resident = max(1, 512 // threads) * threads
+    return want > min(255, m["regs"] // resident // 8 * 8)
+
+
+def estimate(tile, e, m, resident, store_share=STORE_SHARE):
+    """sgemm_estimate_of (beta = 0), seconds."""
+    bm, bn, bk, tm, tn, pad = tile
+    M, N, K = e
+    threads = (bm // tm) * (bn // tn)
+    warps = cdiv(threads, m["warp"])
+    clock, steps = m["clock"], cdiv(K, bk)
+    elements = bk * (bm + bn)
+    instructions = warps * (bk * tm * tn + bk * (cdiv(tm, 4) + cdiv(tn, 4)) + PER_ELEMENT * elements / threads + PER_STEP)
+    fma_cycles = bm * bn * bk / m["fma"]
+    across = bn // tn
+    loads = cdiv(tm, 4) * wavefronts(16, m, lambda i: (i // across) * tm * 4) + \
+        cdiv(tn, 4) * wavefronts(16, m, lambda i: (i % across) * tn * 4)
+    stores = bk * bm / threads * wavefronts(4, m, lambda i: ((i % bk) * (bm + pad) + i // bk) * 4) + \
+        bk * bn / threads * wavefronts(4, m, lambda i: i * 4)
+    shared = warps * (bk * loads + stores) * m["banks"] * m["bank_bytes"] / (m["shared_bw"] / (m["sm_count"] * clock))
+    l2 = elements * 4 / (m["l2_bw"] / m["sm_count"]) * clock
+    busy = max(instructions / m["issue"], fma_cycles, shared, l2)
+    chain = m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
+
+    def round_seconds(r):
+        return steps * max(r * busy, chain) / clock + r * bm * bn * 4 / (m["l2_bw"] / m["sm_count"])
+
+    per_sm = cdiv(cdiv(M, bm) * cdiv(N, bn), m["sm_count"])
+    full, rest = divmod(per_sm, resident)
+    sm_seconds = full * round_seconds(resident) + (round_seconds(rest) if rest else 0.0)
+    b_bytes = K * N * 4
+    b_reads = 1 if b_bytes <= 0.5 * m["l2_bytes"] else cdiv(M, bm)
+    dram = ((M * K + M * N) * 4 + b_reads * b_bytes) / m["dram_bw"]
+    lanes = min(across, m["warp"])
+    sectors = ((lanes - 1) * tn * 4 // SECTOR + 1) / lanes
+    return max(sm_seconds, dram) + M * N * sectors * SECTOR / (store_share * m["l2_bw"])
+
+
+def products(path):
+    out = OrderedDict()
+    for r in csv.DictReader(open(path)):
+        if r["kind"] != "config":
+            continue
+        p = out.setdefault(r["shape"], dict(name=r["shape"], e=(int(r["m"]), int(r["n"]), int(r["k"])), tiles=OrderedDict(), best=0.0))
+        tile = tuple(int(r[k]) for k in ("block_m", "block_n", "block_k", "thread_m", "thread_n", "pad_a"))
+        p["best"] = max(p["best"], float(r["tflops"]))  # over every configuration timed, spilling ones too
+        if tile not in p["tiles"]:  # the first row of a tile is at the helper's carveout (the program times it first)
+            p["tiles"][tile] = dict(rate=float(r["tflops"]), resident=int(r["resident_blocks"]))
+    return list(out.values())
+
+
+def replay(p, store_share):
+    """(pick / best, list's best / best) for one product."""
+    tiles = {t: v for t, v in p["tiles"].items() if not spills(t, H100)}
+    seconds = {t: estimate(t, p["e"], H100, v["resident"], store_share) for t, v in tiles.items()}
+    ranked = sorted(tiles, key=lambda t: (seconds[t], -t[5]))  # sgemm_ahead: ties to the padded one
+    listed = []
+    for t in ranked:
+        if len(listed) < LIST and all(t[:5] != s[:5] for s in listed):
+            listed.append(t)
+    return tiles[ranked[0]]["rate"] / p["best"], max(tiles[t]["rate"] for t in listed) / p["best"]
+
+
+def summary(group, store_share):
+    ratios = [replay(p, store_share) for p in group]
+    picks, lists = [r[0] for r in ratios], [r[1] for r in ratios]
+    return (f"{len(group)} products; pick worst {min(picks):.3f}, {sum(v >= 0.9 for v in picks)} at 0.90 or better; "
+            f"list worst {min(lists):.3f}, {sum(v >= 0.97 for v in lists)} at 0.97 or better"), ratios
+
+
+def main(argv):
+    share = float(argv[argv.index("--store-share") + 1]) if "--store-share" in argv else STORE_SHARE
+    paths = [a for a in argv if a.endswith(".csv")]
+    if not paths:
+        sys.exit(__doc__)
+    files = {path: products(path) for path in paths}
+    for path, group in files.items():
+        text, ratios = summary(group, share)
+        print(f"{path} (store share {share}): {text}")
+        for p, (pick, listed) in zip(group, ratios):
+            print(f"  {p['name']:16} pick {pick:.3f} list {listed:.3f}")
+    if "--fit" in argv:
+        grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0]
+        for path, group in files.items():
+            # The share that gives this file's best worst pick, then the most picks at 0.90 (the smallest such).
+            score = {s: (min(r[0] for r in summary(group, s)[1]), sum(r[0] >= 0.9 for r in summary(group, s)[1])) for s in grid}
+            fitted = max(grid, key=lambda s: (score[s][1], score[s][0]))
+            print(f"fitted on {path}: store share {fitted}")
+            for other, held in files.items():
+                if other != path:
+                    print(f"  held out {other}: {summary(held, fitted)[0]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
