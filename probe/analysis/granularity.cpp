@@ -96,6 +96,20 @@ std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, doubl
     return LineEstimate{line.stride_bytes, confidence};
 }
 
+std::vector<std::uint64_t> spans_if_line(const StrideSpan& known, std::uint32_t stride) {
+    std::vector<std::uint32_t> lines;
+    for (std::uint32_t line = 16; line <= 1024; line *= 2) lines.push_back(line);
+    const auto distance = [&](std::uint32_t line) { return std::abs(std::log2(double(line) / known.stride_bytes)); };
+    std::stable_sort(lines.begin(), lines.end(), [&](auto a, auto b) { return distance(a) < distance(b); });
+    std::vector<std::uint64_t> spans;
+    for (const auto line : lines) {
+        const double grows = std::max(1.0, double(stride) / line) / std::max(1.0, double(known.stride_bytes) / line);
+        const auto span = static_cast<std::uint64_t>(std::llround(double(known.span_bytes) * grows));
+        if (span > 0 && std::find(spans.begin(), spans.end(), span) == spans.end()) spans.push_back(span);
+    }
+    return spans;
+}
+
 bool span_independent_of_stride(const std::vector<StrideSpan>& spans, double tolerance) {
     if (spans.size() < 2) return false;
     const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end(),

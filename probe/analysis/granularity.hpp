@@ -45,6 +45,15 @@ struct LineEstimate {
 // that grows by about 2 at twice that stride confirms it.
 std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance = 0.12);
 
+// Where the span at `stride` would be, given the span at another stride, for each
+// line from 16 B to 1 KiB: a ring takes a line per element once its stride
+// reaches the line, so the span grows as max(1, stride / line). First the line
+// equal to the known stride (the stride a probe chooses is its guess of the
+// line), then lines ever further from it; each span once. Hints for
+// find_capacity_near: a search that starts at the right one measures two
+// footprints instead of a doubling and a bisection.
+std::vector<std::uint64_t> spans_if_line(const StrideSpan& known, std::uint32_t stride);
+
 // True when the span is the same (within `tolerance`) at every stride, the
 // largest at least four times the smallest: the signature of a cache whose
 // sets are indexed by plain address bits, where strides beyond the line fall

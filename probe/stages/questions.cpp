@@ -52,6 +52,9 @@ LineAnswer measure_line(SweepRunner& runner, const CapacityQuestion& base, const
         q.step_bytes = std::max<std::uint64_t>(stride, static_cast<std::uint64_t>(double(base.step_bytes) * scale) / stride * stride);
         q.reference_bytes = std::max<std::uint64_t>(base.reference_bytes, stride * 16);
         if (q.max_bytes <= q.reference_bytes) continue;  // the path cannot hold a ring that long
+        // Where the span would be for each line, from the span already known: the search
+        // confirms one with two footprints, or narrows its bracket with each.
+        if (known) q.hints = analysis::spans_if_line(*known, stride);
         const auto estimate = measure_capacity(runner, q);
         if (estimate.found) answer.spans.push_back({stride, estimate.capacity_bytes});
     }

@@ -74,9 +74,12 @@ void run_sharing(ProbeContext& ctx) {
 void run_random_order(ProbeContext& ctx) {
     const auto& l1 = ctx.scratch.l1_at_carveout(0);
     ctx.progress.step("L1 size, carveout 0%, random order");
-    const auto l1_random = measure_capacity(
-        ctx.runner, unified_l1_size_question(LoadPath::l1, 0, Order::random, "l1_size_carveout0_random",
-                                             ctx.l1_search_bound(), 0, ctx.scratch.l1_size_stride));
+    // Each random-order search starts at the sequential capacity (find_capacity_near): two
+    // footprints when the orders agree, a bracket narrowed from there when they do not.
+    auto l1_question = unified_l1_size_question(LoadPath::l1, 0, Order::random, "l1_size_carveout0_random",
+                                                ctx.l1_search_bound(), 0, ctx.scratch.l1_size_stride);
+    if (l1.found) l1_question.hints = {l1.capacity_bytes};
+    const auto l1_random = measure_capacity(ctx.runner, l1_question);
     ctx.progress.done(bytes_text(l1_random.capacity_bytes));
     ctx.cross_check({.name = "l1: random order agrees with sequential", .expected = double(l1.capacity_bytes),
                .measured = double(l1_random.capacity_bytes),
@@ -85,7 +88,9 @@ void run_random_order(ProbeContext& ctx) {
 
     const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 near capacity, random order");
-    const auto l2_random = measure_capacity(ctx.runner, l2_question(ctx, Order::random, "l2_near_size_random"));
+    auto l2_random_question = l2_question(ctx, Order::random, "l2_near_size_random");
+    if (near.found) l2_random_question.hints = {near.capacity_bytes};
+    const auto l2_random = measure_capacity(ctx.runner, l2_random_question);
     ctx.progress.done(bytes_text(l2_random.capacity_bytes));
     ctx.cross_check({.name = "l2: random order agrees with sequential", .expected = double(near.capacity_bytes),
                .measured = double(l2_random.capacity_bytes), .tolerance = l2_tolerance(near, l2_step_bytes(ctx)),

@@ -29,6 +29,19 @@ double l2_tolerance(const analysis::CapacityEstimate& near, std::uint64_t step_b
     return std::max(0.03 * double(near.capacity_bytes), 2.0 * double(step_bytes));
 }
 
+// Where the hierarchy curve saw the near L2 end: its plateau's last footprint
+// and the first footprint after the change point that ends it. Hints for the
+// capacity search (find_capacity_near): it brackets the capacity between them
+// and bisects a fifth of an octave, not the way up from the reference.
+std::vector<std::uint64_t> curve_hints(const ProbeContext& ctx) {
+    if (!ctx.scratch.curve || !ctx.scratch.curve->l2_near) return {};
+    const auto last = ctx.scratch.curve->l2_near->last_bytes;
+    std::vector<std::uint64_t> hints{last};
+    for (const auto& change : ctx.scratch.curve->change_points)
+        if (change.last_before_bytes == last) hints.push_back(change.first_after_bytes);
+    return hints;
+}
+
 // The L2 near capacity, searched with the ring at two places in the buffer:
 // which lines stay depends on where the ring lies (the H200 showed 27.25 and
 // 29.25 MiB for two placements), so the smaller is the capacity to count on.
@@ -43,6 +56,11 @@ void run_l2_size(ProbeContext& ctx) {
         ctx.progress.step("L2 near capacity, ring at " + bytes_text(offset));
         auto question = l2_question(ctx, Order::sequential, offset ? "l2_near_size_placement2" : "l2_near_size");
         question.spec.offset = offset;
+        // The second placement starts at the first's capacity: two footprints confirm it,
+        // and a placement that holds less or more is still found (each hint narrows the bracket).
+        question.hints = curve_hints(ctx);
+        if (!found.empty() && found.front().found)
+            question.hints.insert(question.hints.begin(), found.front().capacity_bytes);
         found.push_back(measure_capacity(ctx.runner, question));
         ctx.progress.done(bytes_text(found.back().capacity_bytes));
     }

@@ -1,7 +1,7 @@
 # What the probe writes, from the command line (issue 20): a full standard
 # output is a failure, no output replaces an input or another output, several
 # outputs are written all or none, and a file-size limit leaves no temporary file.
-#   cmake -DPROBE=... -DPROFILE=nvidia-h200.json -DWORK_DIR=... -P hostile_files.cmake
+#   cmake -DPROBE=... -DPROFILE=nvidia-h100.json -DWORK_DIR=... -P hostile_files.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 

@@ -113,6 +113,23 @@ TEST(LineFromSpans, NeverGrowingGivesNoLine) {
     EXPECT_FALSE(line_from_spans({{32, 240}, {64, 240}, {128, 240}}));
 }
 
+TEST(SpansIfLine, TheKnownStrideAsLineComesFirst) {
+    // 48 MiB at 128 B: a 128 B line doubles the span at 256 B; a line of 256 B or more keeps it.
+    EXPECT_EQ(spans_if_line({128, 48 << 20}, 256), (std::vector<std::uint64_t>{96u << 20, 48u << 20}));
+    // Below the known stride: the same span for a line of 128 B or more, half for a 64 B line.
+    EXPECT_EQ(spans_if_line({128, 48 << 20}, 64), (std::vector<std::uint64_t>{48u << 20, 24u << 20}));
+    EXPECT_EQ(spans_if_line({128, 48 << 20}, 32),
+              (std::vector<std::uint64_t>{48u << 20, 24u << 20, 12u << 20}));
+}
+
+TEST(SpansIfLine, EveryLineFrom16BytesTo1KiBIsACandidate) {
+    // Known at 32 B, asked at 1 KiB: the span grows 32-fold for a 32 B line, not at all for 1 KiB.
+    const auto spans = spans_if_line({32, 1000}, 1024);
+    EXPECT_EQ(spans.front(), 32000u);
+    EXPECT_EQ(spans.back(), 1000u);
+    EXPECT_EQ(spans.size(), 6u);  // lines 32..1024; 16 B gives the 32 B line's span again
+}
+
 // --- sharing and instances ------------------------------------------------------
 
 TEST(Sharing, EvictionNeedsAClearShareOfSlowerLoads) {

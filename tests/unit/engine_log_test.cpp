@@ -22,7 +22,7 @@ namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
 
-const fs::path kRecorded = fs::path(GPU_TOPOLOGY_REPLAY_DIR) / "nvidia-h200.enginelog";
+const fs::path kRecorded = fs::path(GPU_TOPOLOGY_REPLAY_DIR) / "nvidia-h100.enginelog";
 
 std::vector<std::string> lines_of(const fs::path& file) {
     std::ifstream in(file);
@@ -120,7 +120,7 @@ TEST(EngineLog, NumbersAreReadStrictlyAndNamedByLine) {
 // memory, a ring of the elements and stride the call asked for.
 TEST(EngineLog, ImpossibleValuesAreRefusedByLine) {
     const std::string facts = "facts 0 9 0 132 13000 13000 1980000 62914560 39321600 233472 49152 232448 1024 65536 "
-                              "150109880320 2048 32 65536";
+                              "85017493504 2048 32 65536";
     const auto with_fact = [&](std::size_t field, const std::string& value) {
         std::vector<std::string> words;
         std::size_t start = 0;
@@ -137,7 +137,7 @@ TEST(EngineLog, ImpossibleValuesAreRefusedByLine) {
     };
     const std::vector<Case> cases{
         {"buffer ", "buffer 18446744073709551615",
-         "buffer bytes must be at most the 150109880320 bytes of device memory (facts: global_bytes), got "
+         "buffer bytes must be at most the 85017493504 bytes of device memory (facts: global_bytes), got "
          "'18446744073709551615'"},
         {"buffer ", "buffer -1", "expected buffer bytes (a whole number), got '-1'"},
         {"buffer ", "buffer 0", "buffer bytes must lie in [1, "},
@@ -149,7 +149,7 @@ TEST(EngineLog, ImpossibleValuesAreRefusedByLine) {
         {"facts ", with_fact(14, "1"), "global_bytes must lie in [67108864, 4398046511104], got '1'"},
         {"facts ", with_fact(15, "-2048"), "max_threads_per_sm must lie in [512, 4096], got '-2048'"},
         {"capacities ", "capacities 0 1610612736 1610612736 1610612736 18446744073709551615 65536 232432",
-         "capacity must be at most the 150109880320 bytes of device memory"},
+         "capacity must be at most the 85017493504 bytes of device memory"},
         {"< ring ", "< ring 0 0 0 4294967295 128 1", "elements must be "},
         {"< ring ", "< ring 0 -5 0 1 1 1", "expected ring offset (a whole number), got '-5'"},
         {"< ring ", "< ring 0 99999999999 0 1 1 1", "ring offset must lie in [0, 1610612736]"},
