@@ -79,27 +79,70 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     return h;
 }
 
-std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles, double slower_by) {
+namespace {
+
+// A faster level's hits in a ring twice as long as one it already cannot hold fall to well under
+// this share of their share there (a ring of F over a cache of C keeps about C/F of it, less with
+// LRU); the H100's DRAM loads through near and far L2 slices, 44 and 56 % of every ring from 54
+// to 108 MiB, hold theirs.
+constexpr double kOwnLevelShareHeld = 0.8;
+
+// When a plateau's samples hold a class of a faster level's loads (without_faster_level's
+// rule): the cycle count that parts the classes and the slower class, less rare slow loads.
+struct Classes {
+    double threshold = 0;
+    std::vector<double> slow;
+};
+std::optional<Classes> faster_level_classes(const std::vector<double>& samples, double faster_level_cycles,
+                                            double slower_by) {
     // Rare slow loads (interrupts: under 2 % of them) are no level: set aside, at most
     // twice, before two levels are looked for; each level then holds a fifth of the loads.
     std::vector<double> kept = samples;
     std::optional<double> threshold;
     for (int round = 0; round < 3; ++round) {
         threshold = two_class_threshold(kept);
-        if (!threshold) return samples;
+        if (!threshold) return std::nullopt;
         const auto slow = std::count_if(kept.begin(), kept.end(), [&](double c) { return c > *threshold; });
         if (50 * slow >= std::ptrdiff_t(kept.size())) break;
-        if (round == 2) return samples;
+        if (round == 2) return std::nullopt;
         std::erase_if(kept, [&](double c) { return c > *threshold; });
     }
     std::vector<double> fast, slow;
     for (const double s : kept) (s > *threshold ? slow : fast).push_back(s);
-    if (5 * fast.size() < kept.size() || 5 * slow.size() < kept.size()) return samples;
+    if (5 * fast.size() < kept.size() || 5 * slow.size() < kept.size()) return std::nullopt;
     const double fast_p50 = median(fast), slow_p50 = median(slow);
     const bool near_known = faster_level_cycles > 0 && fast_p50 >= 0.9 * faster_level_cycles &&
                             fast_p50 <= (1 + slower_by) * faster_level_cycles;
     const bool two_levels = slow_p50 >= 1.5 * fast_p50 || (slow_p50 >= 1.3 * fast_p50 && near_known);
-    return two_levels ? slow : samples;
+    if (!two_levels) return std::nullopt;
+    return Classes{*threshold, std::move(slow)};
+}
+
+double share_at_or_below(const std::vector<double>& samples, double threshold) {
+    if (samples.empty()) return 0;
+    return double(std::count_if(samples.begin(), samples.end(), [&](double c) { return c <= threshold; })) /
+           double(samples.size());
+}
+
+}  // namespace
+
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles, double slower_by) {
+    return without_faster_level(std::vector<SweepPoint>{{0, samples}}, faster_level_cycles, slower_by);
+}
+
+std::vector<double> without_faster_level(const std::vector<SweepPoint>& points, double faster_level_cycles,
+                                         double slower_by) {
+    std::vector<double> samples;
+    for (const auto& p : points) samples.insert(samples.end(), p.cycles.begin(), p.cycles.end());
+    const auto classes = faster_level_classes(samples, faster_level_cycles, slower_by);
+    if (!classes) return samples;
+    // A faster level's hits thin out as the ring outgrows it; a fast class that holds its share
+    // over a doubling of the ring is the plateau's own level.
+    if (points.size() >= 2 && points.back().footprint_bytes >= 2 * points.front().footprint_bytes &&
+        share_at_or_below(points.back().cycles, classes->threshold) >=
+            kOwnLevelShareHeld * share_at_or_below(points.front().cycles, classes->threshold))
+        return samples;
+    return classes->slow;
 }
 
 }  // namespace gpu_topology::analysis

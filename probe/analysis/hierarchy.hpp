@@ -35,5 +35,11 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 // more, as a translation miss), the slower class; else all.
 std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles,
                                          double slower_by = 0.1);
+// The same for a plateau measured at several footprints (`points`, by footprint): a faster
+// level's hits thin out as the ring outgrows it, so a fast class whose share holds from the
+// first footprint to the last, twice as long or longer, is the plateau's own level (loads
+// through near and far L2 slices to DRAM) and every sample is kept.
+std::vector<double> without_faster_level(const std::vector<SweepPoint>& points, double faster_level_cycles,
+                                         double slower_by = 0.1);
 
 }  // namespace gpu_topology::analysis

@@ -65,11 +65,14 @@ model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, c
                               double timer_uncertainty, const std::string& method, const std::string& missing,
                               double faster_level_cycles, double slower_by = 0.1) {
     if (!plateau) return model::unmeasured(missing);
+    std::vector<analysis::SweepPoint> points;
     std::vector<double> samples;
     for (const auto& p : curve.points)
-        if (p.footprint_bytes >= plateau->first_bytes && p.footprint_bytes <= plateau->last_bytes)
+        if (p.footprint_bytes >= plateau->first_bytes && p.footprint_bytes <= plateau->last_bytes) {
+            points.push_back(p);
             samples.insert(samples.end(), p.cycles.begin(), p.cycles.end());
-    const auto kept = analysis::without_faster_level(samples, faster_level_cycles, slower_by);
+        }
+    const auto kept = analysis::without_faster_level(points, faster_level_cycles, slower_by);
     if (kept.size() == samples.size())
         return latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method);
     return latency_result(analysis::summarize(kept), kept, plateau->last_bytes, timer_uncertainty,

@@ -287,3 +287,34 @@ TEST(Translation, APenaltyUnderTheThresholdIsNotFound) {
     EXPECT_THROW(gpu_topology::analysis::longest_fast_ring([](std::uint32_t n) { return tlb_ring(n, 16, 3); }, 4, 4, 5),
                  std::invalid_argument);
 }
+
+// --- a plateau's own loads and a faster level's ------------------------------------
+
+namespace {
+// `fast_share` of `n` loads at 550 cycles, the rest at 720, each with a few cycles of spread.
+std::vector<double> two_classes(std::size_t n, double fast_share) {
+    std::vector<double> cycles;
+    for (std::size_t i = 0; i < n; ++i)
+        cycles.push_back((double(i) / n < fast_share ? 550.0 : 720.0) + double(i % 7));
+    return cycles;
+}
+}  // namespace
+
+TEST(WithoutFasterLevel, AFastClassThatHoldsItsShareIsThePlateausOwn) {
+    // Loads to DRAM through near and far L2 slices: the same shares on every ring from 54 to 108 MiB.
+    const std::vector<SweepPoint> dram{{54 << 20, two_classes(512, 0.44)}, {76 << 20, two_classes(512, 0.45)},
+                                       {108 << 20, two_classes(512, 0.44)}};
+    EXPECT_EQ(without_faster_level(dram, 508).size(), 3u * 512u);
+}
+
+TEST(WithoutFasterLevel, HitsThatThinOutAsTheRingGrowsAreLeftOut) {
+    // Hits of an L2 at 550 cycles that the growing ring keeps less of: only the slower loads stay.
+    const std::vector<SweepPoint> plateau{{54 << 20, two_classes(512, 0.44)}, {76 << 20, two_classes(512, 0.32)},
+                                          {108 << 20, two_classes(512, 0.22)}};
+    const auto kept = without_faster_level(plateau, 520);
+    EXPECT_LT(kept.size(), 3u * 512u);
+    for (const double c : kept) EXPECT_GE(c, 720.0);
+    // Over less than a doubling the shares say nothing: the samples' classes alone decide.
+    const std::vector<SweepPoint> short_plateau{{54 << 20, two_classes(512, 0.44)}, {64 << 20, two_classes(512, 0.44)}};
+    EXPECT_LT(without_faster_level(short_plateau, 520).size(), 2u * 512u);
+}
