@@ -16,23 +16,23 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_9df2dcab1371ea8d)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_4af8aae7f9c8c7b9)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_9df2dcab1371ea8d 1
+#define GPU_TOPOLOGY_PROFILE_p_4af8aae7f9c8c7b9 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.2.1"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
 #define GPU_TOPOLOGY_DEVICE_UUID "GPU-734341ad-0a33-2277-0e3f-7e4e3692cfbb"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:bee517896c2c93bd"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:02b7ae25b332aa0d"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_9df2dcab1371ea8d
+#define GPU_TOPOLOGY_PROFILE_NS p_4af8aae7f9c8c7b9
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -99,10 +99,10 @@
 #define GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES 64
 #define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 277
 #define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 489
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 436
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 398
 #define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9160486223663
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 713
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 675
 #define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4470621526023
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
 #define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 194
@@ -341,7 +341,7 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {64u, source::measured, false, true},
     {277u, source::measured, false, true},
     {489u, source::measured, false, true},
-    {436u, source::derived, false, true},
+    {398u, source::derived, false, true},
     {9160486223663ull, source::measured, false, true}};
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
@@ -354,7 +354,7 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {150109880320ull, source::api, false, true},
-    {713u, source::measured, false, true},
+    {675u, source::measured, false, true},
     {4470621526023ull, source::measured, false, true}};
 
 struct cluster_facts {
