@@ -16,23 +16,23 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_3403206a08924991)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_b9c8d816d495a734)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_3403206a08924991 1
+#define GPU_TOPOLOGY_PROFILE_p_b9c8d816d495a734 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.3.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H100 80GB HBM3"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-dfd49810-b317-c3b3-69af-7a510dc11a39"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-a3176e8a-82bd-592d-dfa7-cecd46ede96b"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h100.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:abf5fe7ee365b22a"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:d9b63cc1e1b450f1"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_3403206a08924991
+#define GPU_TOPOLOGY_PROFILE_NS p_b9c8d816d495a734
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -40,7 +40,7 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979433
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979927
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
@@ -50,39 +50,39 @@
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 278
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 246
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 269
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 237
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32591144208611
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32599051801529
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 328
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 237
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 318
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 227
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
 #define GPU_TOPOLOGY_READONLY_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 279
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 247
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 269
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 237
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 65
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 93
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 395
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 302
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 402
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 304
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -91,22 +91,22 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32898381978452
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32878255720054
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 52428800
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 32768000
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 25165824
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 279
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 481
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 422
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8641138449672
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 270
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 496
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 417
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 8690292954105
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 85017493504
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 701
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3142391351728
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 687
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 3139244034140
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 189
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4005209771628
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4023605444751
 #define GPU_TOPOLOGY_TLB_ENTRIES 15
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
 #define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
@@ -182,7 +182,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979433u, source::measured, false, true}};
+    {1979927u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -215,12 +215,12 @@ GPU_TOPOLOGY_FACT l1_facts l1{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {278u, source::measured, false, true},
-    {246u, source::derived, false, true},
+    {269u, source::measured, false, true},
+    {237u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {32591144208611ull, source::measured, false, true}};
+    {32599051801529ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -236,8 +236,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {328u, source::measured, false, true},
-    {237u, source::derived, false, true},
+    {318u, source::measured, false, true},
+    {227u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -254,8 +254,8 @@ GPU_TOPOLOGY_FACT readonly_facts readonly{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {279u, source::measured, false, true},
-    {247u, source::derived, false, true},
+    {269u, source::measured, false, true},
+    {237u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -277,7 +277,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {65u, source::derived, false, true},
+    {70u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -290,9 +290,9 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {93u, source::measured, false, true},
-    {395u, source::measured, false, true},
-    {302u, source::derived, false, true}};
+    {98u, source::measured, false, true},
+    {402u, source::measured, false, true},
+    {304u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -314,7 +314,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {32898381978452ull, source::measured, false, true}};
+    {32878255720054ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -339,10 +339,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {279u, source::measured, false, true},
-    {481u, source::measured, false, true},
-    {422u, source::derived, false, true},
-    {8641138449672ull, source::measured, false, true}};
+    {270u, source::measured, false, true},
+    {496u, source::measured, false, true},
+    {417u, source::derived, false, true},
+    {8690292954105ull, source::measured, false, true}};
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -354,8 +354,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {85017493504ull, source::api, false, true},
-    {701u, source::measured, false, true},
-    {3142391351728ull, source::measured, false, true}};
+    {687u, source::measured, false, true},
+    {3139244034140ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -364,8 +364,8 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {189u, source::measured, false, true},
-    {4005209771628ull, source::measured, false, true}};
+    {192u, source::measured, false, true},
+    {4023605444751ull, source::measured, false, true}};
 
 struct tlb_facts {
     known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
@@ -416,9 +416,9 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {4, 1024u, 16u, 2u, 154624ull},  // static
     {4, 256u, 16u, 8u, 154624ull},  // static
     {4, 32u, 16u, 14u, 154624ull},  // static
-    {5, 1024u, 16u, 2u, 120832ull},  // static
-    {5, 256u, 16u, 8u, 120832ull},  // static
-    {5, 32u, 16u, 14u, 120832ull},  // static
+    {5, 1024u, 16u, 2u, 121856ull},  // static
+    {5, 256u, 16u, 8u, 121856ull},  // static
+    {5, 32u, 16u, 14u, 121856ull},  // static
     {7, 1024u, 16u, 2u, 89088ull},  // static
     {7, 256u, 16u, 8u, 89088ull},  // static
     {7, 32u, 16u, 14u, 89088ull},  // static
@@ -523,7 +523,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H100 80GB HBM3", "GPU-dfd49810-b317-c3b3-69af-7a510dc11a39"},
+    {0, "NVIDIA H100 80GB HBM3", "GPU-a3176e8a-82bd-592d-dfa7-cecd46ede96b"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;
