@@ -16,23 +16,23 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_4af8aae7f9c8c7b9)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_26be23cf23587293)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_4af8aae7f9c8c7b9 1
+#define GPU_TOPOLOGY_PROFILE_p_26be23cf23587293 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
-#define GPU_TOPOLOGY_PROBE_VERSION "1.2.1"
+#define GPU_TOPOLOGY_PROBE_VERSION "1.3.0"
 #define GPU_TOPOLOGY_DEVICE_NAME "NVIDIA H200"
-#define GPU_TOPOLOGY_DEVICE_UUID "GPU-734341ad-0a33-2277-0e3f-7e4e3692cfbb"
+#define GPU_TOPOLOGY_DEVICE_UUID "GPU-f76d8284-bf9f-109a-a4e8-f2c848174ddf"
 #define GPU_TOPOLOGY_PROFILE_SOURCE "stored:nvidia-h200.json"
-#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:02b7ae25b332aa0d"
+#define GPU_TOPOLOGY_PROFILE_HASH "fnv1a64:c65e1a6ad8b25981"
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_4af8aae7f9c8c7b9
+#define GPU_TOPOLOGY_PROFILE_NS p_26be23cf23587293
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -40,7 +40,7 @@
 #define GPU_TOPOLOGY_CC_MAJOR 9
 #define GPU_TOPOLOGY_CC_MINOR 0
 #define GPU_TOPOLOGY_SM_CLOCK_MAX_KHZ 1980000
-#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979999
+#define GPU_TOPOLOGY_SM_CLOCK_KHZ 1979630
 #define GPU_TOPOLOGY_MAX_THREADS_PER_SM 2048
 #define GPU_TOPOLOGY_MAX_BLOCKS_PER_SM 32
 #define GPU_TOPOLOGY_REGISTERS_PER_SM 65536
@@ -50,39 +50,39 @@
 #define GPU_TOPOLOGY_L1_LINE_BYTES 128
 #define GPU_TOPOLOGY_L1_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_L1_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 276
-#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 244
+#define GPU_TOPOLOGY_L1_MISS_LATENCY_CYCLES 282
+#define GPU_TOPOLOGY_L1_MISS_PENALTY_CYCLES 250
 #define GPU_TOPOLOGY_L1_PER_SM 1
 #define GPU_TOPOLOGY_L1_SETS_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_WAYS_UNMEASURED 1
-#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32599051801529
+#define GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S 32595097525473
 #define GPU_TOPOLOGY_TEXTURE_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_TEXTURE_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_TEXTURE_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_TEXTURE_LATENCY_CYCLES 92
-#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 327
-#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 235
+#define GPU_TOPOLOGY_TEXTURE_MISS_LATENCY_CYCLES 330
+#define GPU_TOPOLOGY_TEXTURE_MISS_PENALTY_CYCLES 239
 #define GPU_TOPOLOGY_TEXTURE_PER_SM 1
 #define GPU_TOPOLOGY_READONLY_SIZE_BYTES 248832
 #define GPU_TOPOLOGY_READONLY_LINE_BYTES 128
 #define GPU_TOPOLOGY_READONLY_SECTOR_BYTES 32
 #define GPU_TOPOLOGY_READONLY_LATENCY_CYCLES 32
-#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 276
-#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 244
+#define GPU_TOPOLOGY_READONLY_MISS_LATENCY_CYCLES 281
+#define GPU_TOPOLOGY_READONLY_MISS_PENALTY_CYCLES 249
 #define GPU_TOPOLOGY_READONLY_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L1_SIZE_BYTES 1536
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 66
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 70
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SECTOR_BYTES 256
-#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 94
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 416
-#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 322
+#define GPU_TOPOLOGY_CONSTANT_L15_LATENCY_CYCLES 98
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_LATENCY_CYCLES 419
+#define GPU_TOPOLOGY_CONSTANT_L15_MISS_PENALTY_CYCLES 321
 #define GPU_TOPOLOGY_SHARED_SIZE_PER_SM_BYTES 233472
 #define GPU_TOPOLOGY_SHARED_PER_BLOCK_OPTIN_BYTES 232448
 #define GPU_TOPOLOGY_SHARED_RESERVED_PER_BLOCK_BYTES 1024
@@ -91,26 +91,26 @@
 #define GPU_TOPOLOGY_SHARED_BANK_BYTES 4
 #define GPU_TOPOLOGY_SHARED_CONFLICT_LATENCY_CYCLES 2
 #define GPU_TOPOLOGY_SHARED_CONFLICT_ISSUE_CYCLES 1
-#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32906439382807
+#define GPU_TOPOLOGY_SHARED_BANDWIDTH_BYTES_PER_S 32862172434878
 #define GPU_TOPOLOGY_L2_SIZE_BYTES 62914560
 #define GPU_TOPOLOGY_L2_PERSISTING_MAX_BYTES 39321600
 #define GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES 28573696
 #define GPU_TOPOLOGY_L2_LINE_BYTES 128
 #define GPU_TOPOLOGY_L2_DRAM_FETCH_BYTES 64
-#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 277
-#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 489
-#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 398
-#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9160486223663
+#define GPU_TOPOLOGY_L2_NEAR_LATENCY_CYCLES 282
+#define GPU_TOPOLOGY_L2_FAR_LATENCY_CYCLES 493
+#define GPU_TOPOLOGY_L2_MISS_PENALTY_CYCLES 392
+#define GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S 9192767687720
 #define GPU_TOPOLOGY_DRAM_SIZE_BYTES 150109880320
-#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 675
-#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4470621526023
+#define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 674
+#define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4507347640578
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 194
-#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4015900840845
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 192
+#define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4025711992419
 #define GPU_TOPOLOGY_TLB_ENTRIES 15
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES 16777216
 #define GPU_TOPOLOGY_TLB_REACH_BYTES 251658240
-#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES 9
+#define GPU_TOPOLOGY_TLB_MISS_PENALTY_CYCLES 10
 #define GPU_TOPOLOGY_PAGE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_L1_TEXTURE_SAME_STORAGE 1
 #define GPU_TOPOLOGY_L1_READONLY_SAME_STORAGE 1
@@ -182,7 +182,7 @@ GPU_TOPOLOGY_FACT device_facts device{
     {9u, source::api, false, true},
     {0u, source::api, false, true},
     {1980000u, source::api, false, true},
-    {1979999u, source::measured, false, true}};
+    {1979630u, source::measured, false, true}};
 
 struct sm_facts {
     known<std::uint32_t> max_threads;  // threads per SM, at most, threads
@@ -215,12 +215,12 @@ GPU_TOPOLOGY_FACT l1_facts l1{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {276u, source::measured, false, true},
-    {244u, source::derived, false, true},
+    {282u, source::measured, false, true},
+    {250u, source::derived, false, true},
     {1u, source::measured, false, true},
     {},
     {},
-    {32599051801529ull, source::measured, false, true}};
+    {32595097525473ull, source::measured, false, true}};
 
 struct texture_facts {
     known<std::uint64_t> size_bytes;  // texture, max-L1 carveout, bytes
@@ -236,8 +236,8 @@ GPU_TOPOLOGY_FACT texture_facts texture{
     {},
     {32u, source::measured, false, true},
     {92u, source::measured, false, true},
-    {327u, source::measured, false, true},
-    {235u, source::derived, false, true},
+    {330u, source::measured, false, true},
+    {239u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct readonly_facts {
@@ -254,8 +254,8 @@ GPU_TOPOLOGY_FACT readonly_facts readonly{
     {128u, source::measured, false, true},
     {32u, source::measured, false, true},
     {32u, source::measured, false, true},
-    {276u, source::measured, false, true},
-    {244u, source::derived, false, true},
+    {281u, source::measured, false, true},
+    {249u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_facts {
@@ -277,7 +277,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {66u, source::derived, false, true},
+    {70u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -290,9 +290,9 @@ struct constant_l15_facts {
 GPU_TOPOLOGY_FACT constant_l15_facts constant_l15{
     {65536ull, source::measured, true, true},
     {256u, source::measured, false, true},
-    {94u, source::measured, false, true},
-    {416u, source::measured, false, true},
-    {322u, source::derived, false, true}};
+    {98u, source::measured, false, true},
+    {419u, source::measured, false, true},
+    {321u, source::derived, false, true}};
 
 struct shared_facts {
     known<std::uint64_t> size_bytes;  // shared memory per SM, bytes
@@ -314,7 +314,7 @@ GPU_TOPOLOGY_FACT shared_facts shared{
     {4u, source::measured, false, true},
     {2u, source::measured, false, true},
     {1u, source::measured, false, true},
-    {32906439382807ull, source::measured, false, true}};
+    {32862172434878ull, source::measured, false, true}};
 
 struct l2_facts {
     known<std::uint64_t> size_bytes;  // L2 total, bytes
@@ -339,10 +339,10 @@ GPU_TOPOLOGY_FACT l2_facts l2{
     {128u, source::measured, false, true},
     {64u, source::measured, false, true},
     {64u, source::measured, false, true},
-    {277u, source::measured, false, true},
-    {489u, source::measured, false, true},
-    {398u, source::derived, false, true},
-    {9160486223663ull, source::measured, false, true}};
+    {282u, source::measured, false, true},
+    {493u, source::measured, false, true},
+    {392u, source::derived, false, true},
+    {9192767687720ull, source::measured, false, true}};
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -354,8 +354,8 @@ struct dram_facts {
 };
 GPU_TOPOLOGY_FACT dram_facts dram{
     {150109880320ull, source::api, false, true},
-    {675u, source::measured, false, true},
-    {4470621526023ull, source::measured, false, true}};
+    {674u, source::measured, false, true},
+    {4507347640578ull, source::measured, false, true}};
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
@@ -364,8 +364,8 @@ struct cluster_facts {
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {194u, source::measured, false, true},
-    {4015900840845ull, source::measured, false, true}};
+    {192u, source::measured, false, true},
+    {4025711992419ull, source::measured, false, true}};
 
 struct tlb_facts {
     known<std::uint32_t> entries;  // first TLB level entries (elements 64 MiB apart before one slows), entries
@@ -378,7 +378,7 @@ GPU_TOPOLOGY_FACT tlb_facts tlb{
     {15u, source::measured, false, true},
     {16777216ull, source::measured, false, true},
     {251658240ull, source::derived, false, true},
-    {9u, source::measured, false, true},
+    {10u, source::measured, false, true},
     {}};
 
 struct sharing_facts {
@@ -416,12 +416,12 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {4, 1024u, 16u, 2u, 154624ull},  // static
     {4, 256u, 16u, 8u, 154624ull},  // static
     {4, 32u, 16u, 14u, 154624ull},  // static
-    {5, 1024u, 16u, 2u, 122880ull},  // static
-    {5, 256u, 16u, 8u, 122880ull},  // static
-    {5, 32u, 16u, 14u, 122880ull},  // static
-    {7, 1024u, 16u, 2u, 91136ull},  // static
-    {7, 256u, 16u, 8u, 91136ull},  // static
-    {7, 32u, 16u, 14u, 91136ull},  // static
+    {5, 1024u, 16u, 2u, 121856ull},  // static
+    {5, 256u, 16u, 8u, 121856ull},  // static
+    {5, 32u, 16u, 14u, 121856ull},  // static
+    {7, 1024u, 16u, 2u, 90112ull},  // static
+    {7, 256u, 16u, 8u, 90112ull},  // static
+    {7, 32u, 16u, 14u, 90112ull},  // static
     {10, 1024u, 16u, 2u, 21504ull},  // static
     {10, 256u, 16u, 8u, 21504ull},  // static
     {10, 32u, 16u, 28u, 21504ull},  // static
@@ -449,9 +449,9 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {25, 1024u, 0u, 2u, 191488ull},  // none
     {25, 256u, 0u, 8u, 191488ull},  // none
     {25, 32u, 0u, 32u, 191488ull},  // none
-    {50, 1024u, 0u, 2u, 122880ull},  // none
-    {50, 256u, 0u, 8u, 122880ull},  // none
-    {50, 32u, 0u, 32u, 122880ull},  // none
+    {50, 1024u, 0u, 2u, 121856ull},  // none
+    {50, 256u, 0u, 8u, 121856ull},  // none
+    {50, 32u, 0u, 32u, 121856ull},  // none
     {75, 1024u, 0u, 2u, 55296ull},  // none
     {75, 256u, 0u, 8u, 55296ull},  // none
     {75, 32u, 0u, 32u, 55296ull},  // none
@@ -459,15 +459,15 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {100, 256u, 0u, 8u, 21504ull},  // none
     {100, 32u, 0u, 32u, 21504ull},  // none
     {-1, 1024u, 8192u, 2u, 224256ull},  // dynamic
-    {-1, 256u, 8192u, 8u, 122880ull},  // dynamic
+    {-1, 256u, 8192u, 8u, 121856ull},  // dynamic
     {0, 1024u, 8192u, 1u, 240640ull},  // dynamic
     {0, 256u, 8192u, 1u, 240640ull},  // dynamic
     {10, 1024u, 8192u, 2u, 224256ull},  // dynamic
     {10, 256u, 8192u, 3u, 224256ull},  // dynamic
     {25, 1024u, 8192u, 2u, 191488ull},  // dynamic
     {25, 256u, 8192u, 7u, 191488ull},  // dynamic
-    {50, 1024u, 8192u, 2u, 122880ull},  // dynamic
-    {50, 256u, 8192u, 8u, 122880ull},  // dynamic
+    {50, 1024u, 8192u, 2u, 121856ull},  // dynamic
+    {50, 256u, 8192u, 8u, 121856ull},  // dynamic
     {75, 1024u, 8192u, 2u, 55296ull},  // dynamic
     {75, 256u, 8192u, 8u, 55296ull},  // dynamic
     {100, 1024u, 8192u, 2u, 21504ull},  // dynamic
@@ -480,8 +480,8 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {10, 256u, 32768u, 1u, 191488ull},  // dynamic
     {25, 1024u, 32768u, 1u, 191488ull},  // dynamic
     {25, 256u, 32768u, 1u, 191488ull},  // dynamic
-    {50, 1024u, 32768u, 2u, 122880ull},  // dynamic
-    {50, 256u, 32768u, 4u, 122880ull},  // dynamic
+    {50, 1024u, 32768u, 2u, 121856ull},  // dynamic
+    {50, 256u, 32768u, 4u, 121856ull},  // dynamic
     {75, 1024u, 32768u, 2u, 55296ull},  // dynamic
     {75, 256u, 32768u, 5u, 55296ull},  // dynamic
     {100, 1024u, 32768u, 2u, 21504ull},  // dynamic
@@ -494,8 +494,8 @@ GPU_TOPOLOGY_FACT l1_at_launch l1_launches[] = {
     {10, 256u, 98304u, 1u, 154624ull},  // dynamic
     {25, 1024u, 98304u, 1u, 154624ull},  // dynamic
     {25, 256u, 98304u, 1u, 154624ull},  // dynamic
-    {50, 1024u, 98304u, 1u, 122880ull},  // dynamic
-    {50, 256u, 98304u, 1u, 122880ull},  // dynamic
+    {50, 1024u, 98304u, 1u, 121856ull},  // dynamic
+    {50, 256u, 98304u, 1u, 121856ull},  // dynamic
     {75, 1024u, 98304u, 2u, 55296ull},  // dynamic
     {75, 256u, 98304u, 2u, 55296ull},  // dynamic
     {100, 1024u, 98304u, 2u, 21504ull},  // dynamic
@@ -523,7 +523,7 @@ namespace node {
 // (gpu_topology_generate(... DEVICES ALL)); their facts agree (docs/node.md).
 inline constexpr int device_count = 1;
 inline constexpr node_device devices[] = {
-    {0, "NVIDIA H200", "GPU-734341ad-0a33-2277-0e3f-7e4e3692cfbb"},
+    {0, "NVIDIA H200", "GPU-f76d8284-bf9f-109a-a4e8-f2c848174ddf"},
 };
 // Every ordered pair of devices (from, to), measured by the probe.
 inline constexpr std::size_t link_count = 0;

@@ -181,8 +181,8 @@ TEST(Profile, AQuantityIsAbsentOnlyFromProfilesOfOlderProbes) {
     remove_path(profile, "caches.l1.size_bytes");
     remove_path(profile, "tlb");
     const auto error = error_of(profile.dump());
-    EXPECT_NE(error.find("caches.l1.size_bytes: missing (probe 1.2.1"), std::string::npos) << error;
-    EXPECT_NE(error.find("tlb: missing (a profile of probe 1.2.1"), std::string::npos) << error;
+    EXPECT_NE(error.find("caches.l1.size_bytes: missing (probe 1.3.0"), std::string::npos) << error;
+    EXPECT_NE(error.find("tlb: missing (a profile of probe 1.3.0"), std::string::npos) << error;
     EXPECT_EQ(error.find("tlb.entries"), std::string::npos) << "a missing section is one problem:\n" << error;
     profile.path_to("probe.version") = "1.0.0";
     EXPECT_EQ(error_of(profile.dump()), "");

@@ -17,11 +17,8 @@ namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
 
-// Each stored profile is a probe's profile of a whole run; its engine log replays it. The
-// H200's run was recorded before the capacity searches took hints: the present stages ask
-// other footprints, so its log replays no longer, and it waits for the card to be recorded
-// again (docs/records/probe.md).
-const std::vector<std::string> kRecordings{"nvidia-h100"};
+// Each stored profile is a probe's profile of a whole run; its engine log replays it.
+const std::vector<std::string> kRecordings{"nvidia-h200", "nvidia-h100"};
 
 fs::path log_of(const std::string& name) { return fs::path(GPU_TOPOLOGY_REPLAY_DIR) / (name + ".enginelog"); }
 
