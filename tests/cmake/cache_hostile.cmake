@@ -78,7 +78,8 @@ distrusted("" CONTENT "${measured}")  # this GPU's own: taken
 # Another GPU's measurement, one that claims this GPU with another model's values, and this
 # GPU's own edited to another GPU's values (its identity kept, and values the probe validates:
 # the H100's shared memory): not what was kept.
-distrusted("device.uuid is 'GPU-734341ad-0a33-2277-0e3f-7e4e3692cfbb', this GPU's 'GPU-fake-0000'" CONTENT "${json}")
+string(JSON stored_uuid GET "${json}" device uuid)
+distrusted("device.uuid is '${stored_uuid}', this GPU's 'GPU-fake-0000'" CONTENT "${json}")
 file(READ "${PACKAGE_SOURCE}/generated/profiles/nvidia-h100.json" h100)
 string(JSON h100 SET "${h100}" device uuid "\"GPU-fake-0000\"")
 distrusted("device.name is 'NVIDIA H100 80GB HBM3', this GPU's 'NVIDIA H200'" CONTENT "${h100}")
