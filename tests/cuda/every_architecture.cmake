@@ -6,7 +6,8 @@
 # the same flags). Device code is built without optimisation and for compile
 # speed: this checks what compiles, not what runs fast (the probe itself is
 # built optimised, for the GPU it measures).
-#   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." -P every_architecture.cmake
+#   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." [-DFAST_COMPILE=...]
+#         -P every_architecture.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
@@ -32,12 +33,8 @@ file(WRITE "${together}" "")
 foreach(source IN LISTS sources)
   file(APPEND "${together}" "#include \"${source}\"\n")
 endforeach()
-# --Ofast-compile=max (CUDA 12.8 on, as sm_120 is) takes ptxas's time to less than half.
-set(flags -Xcicc -O0 -Xptxas -O0)
-execute_process(COMMAND "${NVCC}" --help OUTPUT_VARIABLE help)
-if(help MATCHES "--Ofast-compile")
-  list(PREPEND flags --Ofast-compile=max)
-endif()
+# FAST_COMPILE (--Ofast-compile=max where nvcc has it) takes ptxas's time to less than half.
+set(flags ${FAST_COMPILE} -Xcicc -O0 -Xptxas -O0)
 # With these flags ptxas still refuses what its target lacks: a cluster register for sm_80.
 set(lacking "${WORK_DIR}/lacking.cu")
 file(WRITE "${lacking}" "__global__ void rank(unsigned* out) {\n  unsigned r;\n"
