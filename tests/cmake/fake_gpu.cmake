@@ -59,7 +59,7 @@ run(fail "${CMAKE_COMMAND}" "${WORK}/busy")
 expect_in("${output}" "a GPU is present, but device 0 cannot be probed")
 # Two configures at once never probe one GPU at the same time.
 set(ENV{FAKE_MODE} "")
-set(ENV{FAKE_SECONDS} 2)
+set(ENV{FAKE_SECONDS} 1)
 file(REMOVE "${WORK}/probe.log")
 # Two build trees of one machine, each measuring: the second configure's probe waits for the first's.
 file(WRITE "${WORK}/trees.sh" "\"$1\" \"$2\" -DGPU_TOPOLOGY_REPROBE=ON > \"$2.log\" 2>&1 &\nfirst=$!\n"

@@ -1,25 +1,41 @@
-# With a CUDA compiler: a CUDA consumer that sets no architectures gets a measuring
-# probe built for the GPU here, and a re-configure builds nothing; nor does another
+# With a CUDA compiler: a CUDA-only consumer that sets no architectures gets a measuring
+# probe built for the GPU here (and the architectures GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES
+# adds), and compiles the header as CUDA; a re-configure builds nothing; nor does another
 # project's first configure, which takes the probe and the measurement from the user's cache
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-# A CUDA consumer that sets no architectures: enable_language(CUDA) caches nvcc's default,
+# A CUDA consumer that sets no architectures: its CUDA language caches nvcc's default,
 # which the probe that measures must not take (it would run as JIT-compiled PTX, without
 # the cluster facts). Here a GPU of compute capability 9.0 (a stand-in nvidia-smi); the
 # nested configure is real, its build a stand-in that "builds" the stand-in probe.
 fake_nvidia_smi("${WORK}")
 fake_measures_this_gpu("${WORK}/this-gpu.json")
 set(ENV{FAKE_BUILT_PROBE} "${fake}")
-write_project("${WORK}/project" "enable_language(CUDA)\nadd_library(kernels INTERFACE)\ngpu_topology_generate(TARGET kernels)\n")
+# The consumer is CUDA only (project(... LANGUAGES CUDA)) and takes the header from the source
+# tree: the package's own CXX, enabled only in its directory, asks nothing of it, and its CUDA
+# code compiles the header as C++17 (cuda_std_17).
+write_project("${WORK}/project" "add_executable(facts main.cu)\ngpu_topology_generate(TARGET facts)\n")
+file(READ "${WORK}/project/CMakeLists.txt" text)
+string(REPLACE "LANGUAGES CXX" "LANGUAGES CUDA" text "${text}")
+file(WRITE "${WORK}/project/CMakeLists.txt" "${text}")
+file(WRITE "${WORK}/project/main.cu" [=[
+#include <gpu_topology.hpp>
+#include <cstdio>
+__global__ void edge(unsigned long long* out) { *out = gpu_topology::square_tile_edge<float>(49152); }
+int main() { std::printf("%s: %d SMs\n", gpu_topology::identity.device_name, gpu_topology::identity.sm_count); }
+]=])
 set(args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_MAKE_PROGRAM=${fake_make})
-run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${args})
+# GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
+set(with_80 ${args} -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${with_80})
 expect_our_lines("${stdout}" 12 "first measured configure")
-expect_in("${output}" "building the probe (measuring, 90-real) - done (" "probing NVIDIA H200")
+expect_in("${output}" "building the probe (measuring, 90-real, 80) - done (" "probing NVIDIA H200")
+expect_not_in("${output}" "CMake Error" "No known features")
 file(STRINGS "${WORK}/build/CMakeCache.txt" consumer_architectures REGEX "^CMAKE_CUDA_ARCHITECTURES:")
 file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures
      REGEX "^CMAKE_CUDA_ARCHITECTURES:")
 message(STATUS "the consumer: ${consumer_architectures}; its probe: ${probe_architectures}")
-if(NOT probe_architectures MATCHES "=90-real$")
-  message(FATAL_ERROR "the probe was not built for the GPU here (9.0): ${probe_architectures}")
+if(NOT probe_architectures MATCHES "=90-real.?;80$")  # file(STRINGS) keeps the ; as \;
+  message(FATAL_ERROR "the probe was not built for the GPU here (9.0) and 80: ${probe_architectures}")
 endif()
 # The README's second configure: nothing configured or built again, a few lines.
 file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
@@ -31,19 +47,19 @@ file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configure
 if(EXISTS "${WORK}/make.log" OR NOT stamp_before STREQUAL stamp_after)
   message(FATAL_ERROR "the re-configure configured or built the probe again")
 endif()
-# Another project (C++ only) on this machine, through add_subdirectory: its first configure
-# builds no probe and runs no measurement (the user's cache has both), and writes the header
-# of the measurement, byte for byte.
+# Another project (C++ only, the same probe options) on this machine, through add_subdirectory:
+# its first configure builds no probe and runs no measurement (the user's cache has both), and
+# writes the header of the measurement, byte for byte.
 file(REMOVE "${WORK}/probe.log")
 write_project("${WORK}/other" "add_executable(other \"${example}/main.cpp\")\ngpu_topology_generate(TARGET other)\n")
-run(ok "${CMAKE_COMMAND}" -S "${WORK}/other" -B "${WORK}/other-build" -G "${GENERATOR}" ${args})
+run(ok "${CMAKE_COMMAND}" -S "${WORK}/other" -B "${WORK}/other-build" -G "${GENERATOR}" ${with_80})
 expect_in("${output}" "NVIDIA H200: measured before on this machine")
 expect_not_in("${output}" "building the probe" "probing" "not using")
 expect_nothing_compiled("${WORK}/other-build")
 if(EXISTS "${WORK}/make.log" OR EXISTS "${WORK}/probe.log")
   message(FATAL_ERROR "a new tree of a cached GPU built the probe or measured")
 endif()
-file(SHA256 "${WORK}/build/gpu_topology/kernels/gpu_topology.hpp" measured)
+file(SHA256 "${WORK}/build/gpu_topology/facts/gpu_topology.hpp" measured)
 file(SHA256 "${WORK}/other-build/gpu_topology/other/gpu_topology.hpp" reused)
 if(NOT measured STREQUAL reused)
   message(FATAL_ERROR "the header from the cache differs from the header of the measurement")
@@ -62,14 +78,8 @@ expect_not_in("${output}" "building the probe")
 if(EXISTS "${WORK}/make.log")
   message(FATAL_ERROR "the README's re-configure built the probe again")
 endif()
-# GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
+# The consumer's CUDA code compiles with the header.
+run(ok "${CMAKE_COMMAND}" --build "${WORK}/build")
 unset(ENV{GPU_TOPOLOGY_CACHE_DIR})
-run(ok "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
-expect_in("${output}" "building the probe (measuring, 90-real, 80)")
-file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" probe_architectures
-     REGEX "^CMAKE_CUDA_ARCHITECTURES:")
-if(NOT probe_architectures MATCHES "=90-real.?;80$")  # file(STRINGS) keeps the ; as \;
-  message(FATAL_ERROR "the probe's configure did not get both architectures: ${probe_architectures}")
-endif()
 run(fail "${CMAKE_COMMAND}" "${WORK}/build" -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=sm_80)
 expect_in("${output}" "GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES has 'sm_80'")

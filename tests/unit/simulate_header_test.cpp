@@ -168,7 +168,7 @@ TEST(SimulateHeader, RenderedFromASimulatedProfileCompilesForTheDevice) {
         if (!chooser_compiles(dir)) continue;
         SCOPED_TRACE(file.filename().string());
         std::ofstream(dir / "uses_header.cu") << program(arch, true);
-        const std::string nvcc = quoted(GPU_TOPOLOGY_NVCC) + " -std=c++17 -arch=sm_90 -c -I" + quoted(dir) + " -I" +
+        const std::string nvcc = quoted(GPU_TOPOLOGY_NVCC) + " -std=c++17 -arch=sm_90 " GPU_TOPOLOGY_NVCC_FAST " -c -I" + quoted(dir) + " -I" +
                                  quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cu") + " -o " +
                                  quoted(dir / "uses_header.o") + " > " + quoted(dir / "device.log") + " 2>&1";
         EXPECT_EQ(std::system(nvcc.c_str()), 0) << "see " << (dir / "device.log");

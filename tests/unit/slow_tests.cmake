@@ -6,3 +6,8 @@ set_tests_properties(SimulateProperty.NoDrawnGpuGetsAWrongValueVouchedFor
                      SimulateHeader.RenderedFromEverySimulatedProfileFitsItsHierarchy
                      SimulateHeader.RenderedFromASimulatedProfileCompilesForTheDevice
                      PROPERTIES LABELS "cpu;slow")
+# Their seconds on a quiet two-core machine: CTest starts the costliest first (tests/cmake/CMakeLists.txt).
+set_tests_properties(SimulateProperty.NoDrawnGpuGetsAWrongValueVouchedFor PROPERTIES COST 12)
+set_tests_properties(ProfileFuzz.WhatValidatesRendersAndItsHeaderCompiles PROPERTIES COST 8)
+set_tests_properties(SimulateHeader.RenderedFromEverySimulatedProfileFitsItsHierarchy
+                     SimulateHeader.RenderedFromASimulatedProfileCompilesForTheDevice PROPERTIES COST 6)
