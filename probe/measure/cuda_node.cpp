@@ -5,8 +5,8 @@
 
 #include "../kernels/cuda_engine.hpp"
 #include "../kernels/peer_link.hpp"
-#include "../stages/nvml_links.hpp"
-#include "../stages/nvml_monitor.hpp"
+#include "../nvml/nvml_links.hpp"
+#include "../nvml/nvml_monitor.hpp"
 
 namespace gpu_topology::stages {
 namespace {

@@ -4,7 +4,7 @@
 #include "../version.hpp"
 #include "../stages/progress.hpp"
 #include "../stages/questions.hpp"
-#include "../stages/recorded_engine.hpp"
+#include "../replay/recorded_engine.hpp"
 
 #include <algorithm>
 #include <chrono>

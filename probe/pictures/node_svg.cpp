@@ -7,7 +7,7 @@
 // it is drawn from whatever it holds (a malformed link is drawn as missing,
 // not trusted), every string from it is XML-escaped, and the same document
 // always gives the same bytes.
-#include "node.hpp"
+#include "node_svg.hpp"
 
 #include "../model/node.hpp"
 #include "../model/quantities.hpp"

@@ -1,7 +1,7 @@
 #include "stages.hpp"
 
 #include "../version.hpp"
-#include "nvml_monitor.hpp"
+#include "reference_monitor.hpp"
 #include "../util/json.hpp"
 #include "probe_context.hpp"
 
