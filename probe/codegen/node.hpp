@@ -3,7 +3,7 @@
 // header, the CMake variables and the table add for a node (its picture:
 // pictures/node_svg.hpp).
 // Single-device profiles describe a node of one device without links.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <string>
 

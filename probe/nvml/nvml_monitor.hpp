@@ -4,7 +4,7 @@
 // missing: other processes with a compute context on the GPU, and their SM
 // utilisation. The other monitor, the reference work timed through the engine,
 // is the stages' own (stages/reference_monitor.hpp).
-#include "../stages/monitor.hpp"
+#include "stages/monitor.hpp"
 
 #include <memory>
 #include <string>

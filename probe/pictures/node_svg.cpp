@@ -9,10 +9,10 @@
 // always gives the same bytes.
 #include "node_svg.hpp"
 
-#include "../model/node.hpp"
-#include "../model/quantities.hpp"
-#include "../util/atomic_file.hpp"
-#include "../profile/profile.hpp"
+#include "model/node.hpp"
+#include "model/quantities.hpp"
+#include "util/atomic_file.hpp"
+#include "profile/profile.hpp"
 #include "svg.hpp"
 #include "svg_elements.hpp"
 

@@ -4,7 +4,7 @@
 // matrix of links (from = row, to = column), each cell with its transport,
 // bandwidths and latency. Single-device profiles describe a node of one device
 // without links.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <filesystem>
 #include <string>

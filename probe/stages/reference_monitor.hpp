@@ -4,7 +4,7 @@
 // It touches no memory, so it leaves the caches as the stages left them; when
 // it takes longer than the fastest seen, another context is sharing the SMs
 // (time-slicing). NVML's monitor is nvml/nvml_monitor.hpp.
-#include "../kernels/engine.hpp"
+#include "kernels/engine.hpp"
 #include "monitor.hpp"
 
 #include <optional>
