@@ -12,7 +12,7 @@ if(NOT clash EQUAL -1)
 endif()
 string(CONCAT source
   "// Generated from templates/gpu_topology.hpp.in by probe/embed_template.cmake.\n"
-  "#include \"render/render.hpp\"\n"
+  "#include \"codegen/render.hpp\"\n"
   "namespace gpu_topology::render {\n"
   "std::string_view embedded_header_template() {\n"
   "    static constexpr char text[] = R\"${delimiter}(" "${text}" ")${delimiter}\";\n"

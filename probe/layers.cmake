@@ -1,10 +1,15 @@
-# Fails when a file of the probe includes a header of a layer above its own.
-# probe/CMakeLists.txt runs it at build time, before any layer compiles, with
-# the rules it links the layers' libraries by:
-#   cmake -DROOT=<probe/> -DRULES="util=util;model=model,util;...;cli=*" -DSTAMP=<file> -P layers.cmake
+# Fails when a file of the probe includes a header of a layer above its own, or
+# includes by a relative path ("../"). probe/CMakeLists.txt runs it at build time,
+# before any layer compiles, with the rules it links the layers' libraries by:
+#   cmake -DROOT=<probe/> -DRULES="util=util;model=model,util;...;cli=..." -DSTAMP=<file> -P layers.cmake
+# The compiler refuses a climbing include already (each layer's include root holds
+# only what it may include); this check adds what the compiler cannot see: a "../"
+# include, found beside the including file and so past any include root, and a
+# header that no source of its own layer compiles.
 # A layer is a folder of ROOT; main.cpp is the cli's; version.hpp, which includes
-# nothing, belongs to every layer. Only quoted includes are checked: <...> ones
-# are the standard library's and CUDA's.
+# nothing, belongs to every layer. Includes are written from ROOT ("util/json.hpp")
+# or, for the including file's own folder, by name. Only quoted includes are
+# checked: <...> ones are the standard library's and CUDA's.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(rule IN LISTS RULES)
@@ -32,29 +37,19 @@ foreach(file IN LISTS files)
     list(APPEND violations "${file}: in no layer (a folder of probe/ that probe/CMakeLists.txt names)")
     continue()
   endif()
-  if(reach_${layer} STREQUAL "*")
-    continue()
-  endif()
-  get_filename_component(dir "${ROOT}/${file}" DIRECTORY)
   file(STRINGS "${ROOT}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
   foreach(line IN LISTS includes)
     string(REGEX MATCH "\"([^\"]+)\"" matched "${line}")
     set(included "${CMAKE_MATCH_1}")
-    # Relative to the including file, as the compiler looks first; else to probe/.
-    get_filename_component(target "${dir}/${included}" ABSOLUTE)
-    if(NOT EXISTS "${target}")
-      get_filename_component(target "${ROOT}/${included}" ABSOLUTE)
-    endif()
-    if(NOT EXISTS "${target}")  # a quoted system header (found on the include path)
+    if(included MATCHES "(^|/)\\.\\.?/")
+      list(APPEND violations "${file}: includes \"${included}\" by a relative path, which the compiler finds beside the file, past its layer's include root: write it from probe/")
       continue()
     endif()
-    file(RELATIVE_PATH relative "${ROOT}" "${target}")
-    if(relative STREQUAL "version.hpp" OR relative MATCHES "^\\.\\./")  # outside probe/: not a layer
+    if(NOT included MATCHES "^([^/]+)/")  # its own folder's, or version.hpp
       continue()
     endif()
-    string(REGEX MATCH "^([^/]+)/" matched "${relative}")
     set(to "${CMAKE_MATCH_1}")
-    if(NOT to IN_LIST reach_${layer})
+    if(to IN_LIST layers AND NOT to IN_LIST reach_${layer})
       list(APPEND violations "${file}: includes \"${included}\" (layer ${to}), above layer ${layer}, which may include ${reach_${layer}}")
     endif()
   endforeach()

@@ -1,8 +1,8 @@
 #include "args.hpp"
 
-#include "../model/quantities.hpp"
-#include "../util/atomic_file.hpp"
-#include "../profile/profile.hpp"
+#include "model/quantities.hpp"
+#include "util/atomic_file.hpp"
+#include "profile/profile.hpp"
 
 #include <cctype>
 #include <cerrno>

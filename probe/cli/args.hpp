@@ -2,11 +2,11 @@
 // The command line of gpu-topology-probe: its usage text, exit codes, the
 // parsed arguments and the options several commands share. The commands
 // themselves: profile_commands.cpp (no GPU needed) and device_commands.cpp.
-#include "../stages/progress.hpp"
-#include "../stages/stages.hpp"
-#include "../model/node.hpp"
-#include "../model/topology.hpp"
-#include "../util/atomic_file.hpp"
+#include "stages/progress.hpp"
+#include "stages/stages.hpp"
+#include "model/node.hpp"
+#include "model/topology.hpp"
+#include "util/atomic_file.hpp"
 
 #include <filesystem>
 #include <map>

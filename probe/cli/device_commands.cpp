@@ -2,16 +2,16 @@
 // and check. Without CUDA they refuse with kNoGpu, after usage errors.
 #include "args.hpp"
 
-#include "../profile/node_profile.hpp"
-#include "../profile/profile.hpp"
-#include "../version.hpp"
+#include "profile/node_profile.hpp"
+#include "profile/profile.hpp"
+#include "version.hpp"
 
 #if GPU_TOPOLOGY_WITH_CUDA
-#include "../measure/node_probe.hpp"
-#include "../stages/sweep_runner.hpp"
-#include "../kernels/cuda_engine.hpp"
-#include "../model/agreement.hpp"
-#include "../model/serialize.hpp"
+#include "measure/node_probe.hpp"
+#include "stages/sweep_runner.hpp"
+#include "kernels/cuda_engine.hpp"
+#include "model/agreement.hpp"
+#include "model/serialize.hpp"
 #endif
 
 #include <algorithm>

@@ -2,16 +2,17 @@
 // picture, its validation and comparison, the docs, and replays of engine logs.
 #include "args.hpp"
 
-#include "../stages/monitor.hpp"
-#include "../stages/recorded_engine.hpp"
-#include "../model/agreement.hpp"
-#include "../model/serialize.hpp"
-#include "../util/atomic_file.hpp"
-#include "../profile/node_profile.hpp"
-#include "../profile/profile.hpp"
-#include "../render/node.hpp"
-#include "../render/render.hpp"
-#include "../render/svg.hpp"
+#include "stages/monitor.hpp"
+#include "replay/recorded_engine.hpp"
+#include "model/agreement.hpp"
+#include "model/serialize.hpp"
+#include "util/atomic_file.hpp"
+#include "profile/node_profile.hpp"
+#include "profile/profile.hpp"
+#include "codegen/node.hpp"
+#include "pictures/node_svg.hpp"
+#include "codegen/render.hpp"
+#include "pictures/svg.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,11 +4,11 @@
 // writes the table of every description of a folder.
 #include "simulate_commands.hpp"
 
-#include "../model/serialize.hpp"
-#include "../profile/profile.hpp"
-#include "../simulate/node.hpp"
-#include "../simulate/run.hpp"
-#include "../util/format.hpp"
+#include "model/serialize.hpp"
+#include "profile/profile.hpp"
+#include "simulate/node.hpp"
+#include "simulate/run.hpp"
+#include "util/format.hpp"
 
 #include <algorithm>
 #include <cmath>

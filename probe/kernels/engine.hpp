@@ -9,7 +9,7 @@
 // Free of CUDA types: the stages and the tests use it without the CUDA
 // headers. Implementations: the CUDA engine (cuda_engine.hpp, kernels in
 // pchase.cu), and the recording and replaying engines of
-// probe/stages/recorded_engine.hpp, which let every stage run on the CPU
+// probe/replay/recorded_engine.hpp, which let every stage run on the CPU
 // against sweeps recorded on a GPU.
 #include "load_path.hpp"
 

@@ -3,10 +3,10 @@
 // CUDA peer transfers.
 #include "node_probe.hpp"
 
-#include "../kernels/cuda_engine.hpp"
-#include "../kernels/peer_link.hpp"
-#include "../stages/nvml_links.hpp"
-#include "../stages/nvml_monitor.hpp"
+#include "kernels/cuda_engine.hpp"
+#include "kernels/peer_link.hpp"
+#include "nvml/nvml_links.hpp"
+#include "nvml/nvml_monitor.hpp"
 
 namespace gpu_topology::stages {
 namespace {

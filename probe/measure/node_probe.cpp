@@ -1,10 +1,10 @@
 #include "node_probe.hpp"
 
-#include "../analysis/statistics.hpp"
-#include "../version.hpp"
-#include "../stages/progress.hpp"
-#include "../stages/questions.hpp"
-#include "../stages/recorded_engine.hpp"
+#include "analysis/statistics.hpp"
+#include "version.hpp"
+#include "stages/progress.hpp"
+#include "stages/questions.hpp"
+#include "replay/recorded_engine.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -4,13 +4,13 @@
 // through CUDA (cuda_node.cpp, in the CUDA build), or simulated ones
 // (probe/simulate/node.hpp); the stages, the analysis and the node's records
 // are the same for both.
-#include "../model/node.hpp"
-#include "../model/topology.hpp"
-#include "../kernels/device_facts.hpp"
-#include "../kernels/engine.hpp"
-#include "../kernels/peer_link.hpp"
-#include "../stages/monitor.hpp"
-#include "../stages/stages.hpp"
+#include "model/node.hpp"
+#include "model/topology.hpp"
+#include "kernels/device_facts.hpp"
+#include "kernels/engine.hpp"
+#include "kernels/peer_link.hpp"
+#include "stages/monitor.hpp"
+#include "stages/stages.hpp"
 
 #include <memory>
 #include <optional>

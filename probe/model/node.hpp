@@ -3,7 +3,7 @@
 // between every ordered pair. The list of link quantities below plays the
 // role quantities.hpp plays for one device: the node schema, its validation,
 // the header's link table, the printed table and the picture all come from it.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 #include "topology.hpp"
 
 #include <array>

@@ -1,8 +1,8 @@
 #include "node_profile.hpp"
 
-#include "../model/agreement.hpp"
-#include "../model/node.hpp"
-#include "../model/serialize.hpp"
+#include "model/agreement.hpp"
+#include "model/node.hpp"
+#include "model/serialize.hpp"
 #include "profile.hpp"
 
 #include <algorithm>

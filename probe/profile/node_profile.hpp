@@ -2,7 +2,7 @@
 // Reading node profiles (schema model::kNodeSchema): one gpu-topology profile
 // per device plus the links between them. Every device record is validated as
 // a profile of its own; the links against the list in model/node.hpp.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <filesystem>
 #include <string>

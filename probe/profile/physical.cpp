@@ -1,6 +1,6 @@
 #include "physical.hpp"
 
-#include "../model/quantities.hpp"
+#include "model/quantities.hpp"
 #include "profile.hpp"
 
 #include <array>

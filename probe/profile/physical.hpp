@@ -11,7 +11,7 @@
 //   - latencies in nanoseconds agree with their cycles and the measured clock;
 //   - the L1 carveout table: one row per launch, no row beyond L1 + shared
 //     memory or below an L1's size, no launch an SM cannot hold.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "profile.hpp"
 
-#include "../model/topology.hpp"
-#include "../util/input_file.hpp"
+#include "model/topology.hpp"
+#include "util/input_file.hpp"
 #include "physical.hpp"
 #include "schema.hpp"
 

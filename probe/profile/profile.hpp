@@ -4,11 +4,11 @@
 // Profiles are input: every field the header or CMake uses is checked for
 // type, range and physical sense, and every string for characters that could
 // turn data into code, before anything is rendered.
-#include "../model/node.hpp"
-#include "../model/quantities.hpp"
-#include "../model/topology.hpp"
-#include "../util/json.hpp"
-#include "../util/text.hpp"
+#include "model/node.hpp"
+#include "model/quantities.hpp"
+#include "model/topology.hpp"
+#include "util/json.hpp"
+#include "util/text.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -6,8 +6,8 @@
 // section of another type, a member no probe writes (a misspelt quantity) or
 // a quantity missing from a profile whose probe writes it is refused, so that
 // nothing reads as unmeasured for a reason that is not true.
-#include "../model/quantities.hpp"
-#include "../util/json.hpp"
+#include "model/quantities.hpp"
+#include "util/json.hpp"
 
 #include <array>
 #include <compare>

@@ -1,10 +1,10 @@
 #include "architecture.hpp"
 
-#include "../util/format.hpp"
-#include "../util/input_file.hpp"
-#include "../util/json.hpp"
-#include "../util/text.hpp"
-#include "../util/units.hpp"
+#include "util/format.hpp"
+#include "util/input_file.hpp"
+#include "util/json.hpp"
+#include "util/text.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <bit>

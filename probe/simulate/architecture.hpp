@@ -9,8 +9,8 @@
 // input: a bounded file, no unknown field, every value in a stated range and
 // physically consistent (a line no larger than its cache, near L2 no larger
 // than L2, ...); errors name the file, the field and the value.
-#include "../kernels/device_facts.hpp"
-#include "../kernels/engine.hpp"
+#include "kernels/device_facts.hpp"
+#include "kernels/engine.hpp"
 
 #include <cstdint>
 #include <filesystem>

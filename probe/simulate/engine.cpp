@@ -2,7 +2,7 @@
 
 #include "split.hpp"
 
-#include "../util/units.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 #include "cache.hpp"
 #include "random.hpp"
 
-#include "../kernels/engine.hpp"
+#include "kernels/engine.hpp"
 
 #include <cstdint>
 #include <deque>

@@ -5,7 +5,7 @@
 
 #include "split.hpp"
 
-#include "../util/units.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,11 +2,11 @@
 
 #include "split.hpp"
 
-#include "../model/agreement.hpp"
-#include "../model/topology.hpp"
-#include "../profile/profile.hpp"
-#include "../util/format.hpp"
-#include "../util/units.hpp"
+#include "model/agreement.hpp"
+#include "model/topology.hpp"
+#include "profile/profile.hpp"
+#include "util/format.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,8 +8,8 @@
 // the trust machinery withdrew them, which is its job.
 #include "architecture.hpp"
 
-#include "../model/quantities.hpp"
-#include "../util/json.hpp"
+#include "model/quantities.hpp"
+#include "util/json.hpp"
 
 #include <optional>
 #include <string>

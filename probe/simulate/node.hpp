@@ -3,7 +3,7 @@
 // its `links` (architecture.hpp), for the node probe (measure/node_probe.hpp).
 #include "engine.hpp"
 
-#include "../measure/node_probe.hpp"
+#include "measure/node_probe.hpp"
 
 #include <map>
 #include <mutex>

@@ -1,6 +1,6 @@
 #include "run.hpp"
 
-#include "../util/format.hpp"
+#include "util/format.hpp"
 
 #include <cmath>
 #include <filesystem>

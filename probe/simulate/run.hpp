@@ -6,10 +6,10 @@
 #include "engine.hpp"
 #include "expected.hpp"
 
-#include "../model/topology.hpp"
-#include "../stages/monitor.hpp"
-#include "../stages/progress.hpp"
-#include "../stages/stages.hpp"
+#include "model/topology.hpp"
+#include "stages/monitor.hpp"
+#include "stages/progress.hpp"
+#include "stages/stages.hpp"
 
 #include <string>
 #include <vector>

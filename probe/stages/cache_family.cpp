@@ -1,6 +1,6 @@
 #include "cache_family.hpp"
 
-#include "../util/units.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // fetch granularity, hit and miss latency, instances per SM), and every pair by
 // the same eviction test for shared storage. A new cache on a unified-L1 path
 // is a new row here plus its quantities in model/quantities.hpp.
-#include "../model/quantities.hpp"
+#include "model/quantities.hpp"
 #include "progress.hpp"
 #include "questions.hpp"
 #include "results.hpp"

@@ -2,7 +2,7 @@
 // What the stages of one probe share: the engine and runner, the device's API
 // facts, the topology being filled, how the engine's buffer is laid out, and
 // the intermediate answers that later stages and cross-checks build on.
-#include "../analysis/hierarchy.hpp"
+#include "analysis/hierarchy.hpp"
 #include "cache_family.hpp"
 #include "stages.hpp"
 

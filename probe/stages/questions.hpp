@@ -2,10 +2,10 @@
 // One driver per question, reused for every cache: how big (capacity), what
 // line (spans at several strides), what fetch granularity (first touch), how
 // slow (latency). Each takes the load path as a parameter.
-#include "../analysis/granularity.hpp"
-#include "../analysis/sharing.hpp"
-#include "../analysis/size_search.hpp"
-#include "../analysis/statistics.hpp"
+#include "analysis/granularity.hpp"
+#include "analysis/sharing.hpp"
+#include "analysis/size_search.hpp"
+#include "analysis/statistics.hpp"
 #include "sweep_runner.hpp"
 
 #include <optional>

@@ -1,6 +1,6 @@
 #include "results.hpp"
 
-#include "../util/units.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,11 +3,11 @@
 // place decides how a size, line, fetch granularity, latency, penalty, count,
 // sharing decision or bandwidth becomes a value with its method and a
 // confidence computed from the data (docs/profile-schema.md, "Confidence").
-#include "../analysis/granularity.hpp"
-#include "../analysis/sharing.hpp"
-#include "../analysis/size_search.hpp"
-#include "../analysis/statistics.hpp"
-#include "../model/topology.hpp"
+#include "analysis/granularity.hpp"
+#include "analysis/sharing.hpp"
+#include "analysis/size_search.hpp"
+#include "analysis/statistics.hpp"
+#include "model/topology.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
 // Stages: the clock and timer, the latencies of shared memory and near L2 with
 // the L2 fetch granularity, and one latency curve through every level.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 #include "probe_context.hpp"
 
 #include <cmath>

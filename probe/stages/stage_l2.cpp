@@ -1,6 +1,6 @@
 // Stages: the L2 an SM reuses at near latency, the L2 line, and the read
 // bandwidths of every level.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>

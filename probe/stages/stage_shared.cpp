@@ -1,8 +1,8 @@
 // Stages: shared-memory banks (one warp's strided accesses), and distributed
 // shared memory (a ring in another block's shared memory, and every cluster
 // reading its neighbour's). Both run at the full level.
-#include "../analysis/banks.hpp"
-#include "../util/json.hpp"
+#include "analysis/banks.hpp"
+#include "util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>

@@ -16,8 +16,8 @@
 // another warp) flipped between 11 and 15 entries on an H100; this one counted
 // 15 at every stride from 16 to 64 MiB in every repeat on both cards
 // (bench/user_kernels.cu, docs/records/tlb.md).
-#include "../analysis/translation.hpp"
-#include "../util/json.hpp"
+#include "analysis/translation.hpp"
+#include "util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "stages.hpp"
 
-#include "../version.hpp"
-#include "nvml_monitor.hpp"
-#include "../util/json.hpp"
+#include "version.hpp"
+#include "reference_monitor.hpp"
+#include "util/json.hpp"
 #include "probe_context.hpp"
 
 #include <algorithm>

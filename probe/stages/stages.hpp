@@ -6,9 +6,9 @@
 // for, or whose needs are unmeasured, and marks what it would have yielded
 // unmeasured with the reason; it repeats a stage the GPU monitor saw disturbed
 // (bounded) and marks what is still disturbed as not vouched for.
-#include "../model/topology.hpp"
-#include "../kernels/device_facts.hpp"
-#include "../util/units.hpp"
+#include "model/topology.hpp"
+#include "kernels/device_facts.hpp"
+#include "util/units.hpp"
 #include "monitor.hpp"
 #include "progress.hpp"
 #include "sweep_runner.hpp"

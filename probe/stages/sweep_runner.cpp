@@ -1,6 +1,6 @@
 #include "sweep_runner.hpp"
 
-#include "../stages/sweep_csv.hpp"
+#include "sweep_io/sweep_csv.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
 // Every size/line/latency benchmark measures through this class, which also
 // subtracts the measured timer overhead, accounts the SM clock seen during the
 // chases, and writes each sweep to the raw directory when one is given.
-#include "../analysis/statistics.hpp"
-#include "../analysis/sweep.hpp"
-#include "../kernels/engine.hpp"
+#include "analysis/statistics.hpp"
+#include "analysis/sweep.hpp"
+#include "kernels/engine.hpp"
 
 #include <cstdint>
 #include <filesystem>

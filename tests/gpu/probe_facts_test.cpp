@@ -2,7 +2,7 @@
 // against facts that hold for the architecture. Exits 77 (CTest: skipped)
 // when no usable GPU is present.
 #include "stages/cache_family.hpp"
-#include "stages/nvml_monitor.hpp"
+#include "nvml/nvml_monitor.hpp"
 #include "stages/probe_context.hpp"
 #include "stages/stages.hpp"
 #include "kernels/cuda_engine.hpp"

@@ -2,7 +2,7 @@
 // bounded size, strictly, every count within what the call asked for, and
 // every error names file:line and what was expected there. Each case is the
 // recorded H200 log with one line changed.
-#include "stages/recorded_engine.hpp"
+#include "replay/recorded_engine.hpp"
 #include "stages/stages.hpp"
 
 #include <gtest/gtest.h>

@@ -5,8 +5,8 @@
 #include "model/node.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
-#include "render/node.hpp"
-#include "render/svg.hpp"
+#include "pictures/node_svg.hpp"
+#include "pictures/svg.hpp"
 #include "node_fixture.hpp"
 
 #include <gtest/gtest.h>

@@ -1,13 +1,13 @@
 // Node profiles: validation, whether the devices are alike, and what the header
 // and the table say of a node. The devices are the stored, measured profiles;
 // the link numbers below are synthetic test inputs, not measurements.
-#include "stages/nvml_links.hpp"
+#include "nvml/nvml_links.hpp"
 #include "model/agreement.hpp"
 #include "model/node.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
-#include "render/node.hpp"
-#include "render/render.hpp"
+#include "codegen/node.hpp"
+#include "codegen/render.hpp"
 #include "node_fixture.hpp"
 
 #include <gtest/gtest.h>

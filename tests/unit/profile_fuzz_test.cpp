@@ -17,9 +17,10 @@
 #include "util/json.hpp"
 #include "profile/node_profile.hpp"
 #include "profile/profile.hpp"
-#include "render/node.hpp"
-#include "render/render.hpp"
-#include "render/svg.hpp"
+#include "codegen/node.hpp"
+#include "pictures/node_svg.hpp"
+#include "codegen/render.hpp"
+#include "pictures/svg.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "profile/node_profile.hpp"
 #include "profile/physical.hpp"
 #include "profile/profile.hpp"
-#include "stages/sweep_csv.hpp"
+#include "sweep_io/sweep_csv.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include "analysis/sharing.hpp"
 #include "analysis/size_search.hpp"
 #include "stages/probe_context.hpp"
-#include "stages/sweep_csv.hpp"
+#include "sweep_io/sweep_csv.hpp"
 #include "util/units.hpp"
 
 #include <gtest/gtest.h>

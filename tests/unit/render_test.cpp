@@ -2,7 +2,7 @@
 // unmeasured ones that cannot be used, and text that stays text.
 #include "model/quantities.hpp"
 #include "profile/profile.hpp"
-#include "render/render.hpp"
+#include "codegen/render.hpp"
 
 #include <gtest/gtest.h>
 

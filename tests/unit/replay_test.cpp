@@ -2,7 +2,7 @@
 // of whole probes on real GPUs (tests/data/*.enginelog.tar.gz, recorded with
 // `gpu-topology-probe probe --record`) are replayed, and the profile must be
 // the one the GPU run wrote (tests/data/*_probe.json), value for value.
-#include "stages/recorded_engine.hpp"
+#include "replay/recorded_engine.hpp"
 #include "stages/stages.hpp"
 #include "model/serialize.hpp"
 #include "profile/profile.hpp"

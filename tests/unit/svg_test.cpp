@@ -3,7 +3,7 @@
 // and doubts said so), profile text that stays text, and the same bytes each time.
 #include "util/format.hpp"
 #include "profile/profile.hpp"
-#include "render/svg.hpp"
+#include "pictures/svg.hpp"
 
 #include <gtest/gtest.h>
 

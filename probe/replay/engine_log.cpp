@@ -1,7 +1,7 @@
 #include "engine_log.hpp"
 
-#include "../util/input_file.hpp"
-#include "../profile/profile.hpp"
+#include "util/input_file.hpp"
+#include "profile/profile.hpp"
 
 #include <algorithm>
 #include <utility>

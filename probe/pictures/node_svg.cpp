@@ -7,12 +7,12 @@
 // it is drawn from whatever it holds (a malformed link is drawn as missing,
 // not trusted), every string from it is XML-escaped, and the same document
 // always gives the same bytes.
-#include "node.hpp"
+#include "node_svg.hpp"
 
-#include "../model/node.hpp"
-#include "../model/quantities.hpp"
-#include "../util/atomic_file.hpp"
-#include "../profile/profile.hpp"
+#include "model/node.hpp"
+#include "model/quantities.hpp"
+#include "util/atomic_file.hpp"
+#include "profile/profile.hpp"
 #include "svg.hpp"
 #include "svg_elements.hpp"
 

@@ -8,7 +8,7 @@
 //
 // Profiles are input: render* assume a profile that profile::validate()
 // accepted, and still escape every string they place in C++ or CMake.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,8 +1,8 @@
 #include "svg.hpp"
 
-#include "../model/quantities.hpp"
-#include "../util/atomic_file.hpp"
-#include "../profile/profile.hpp"
+#include "model/quantities.hpp"
+#include "util/atomic_file.hpp"
+#include "profile/profile.hpp"
 #include "svg_elements.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "sweep_csv.hpp"
 
-#include "../util/atomic_file.hpp"
+#include "util/atomic_file.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -1,7 +1,7 @@
 #include "recorded_engine.hpp"
 
-#include "../util/atomic_file.hpp"
-#include "../util/text.hpp"
+#include "util/atomic_file.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,14 @@
 #pragma once
-// The drawing primitives both pictures share (render/svg.cpp: the hierarchy,
-// render/node_svg.cpp: the node): numbers written without a locale, text
+// The drawing primitives both pictures share (pictures/svg.cpp: the hierarchy,
+// pictures/node_svg.cpp: the node): numbers written without a locale, text
 // clipped and escaped, and one function per element, so every byte of either
 // document is written in one place and the same input gives the same bytes.
 //
 // Header-only (inline): the two pictures need no extra source file.
-#include "../util/format.hpp"
-#include "../util/json.hpp"
-#include "../util/text.hpp"
-#include "../profile/profile.hpp"
+#include "util/format.hpp"
+#include "util/json.hpp"
+#include "util/text.hpp"
+#include "profile/profile.hpp"
 #include "svg.hpp"
 
 #include <algorithm>

@@ -1,9 +1,9 @@
 #include "node.hpp"
 
-#include "../util/format.hpp"
+#include "util/format.hpp"
 
-#include "../model/node.hpp"
-#include "../profile/node_profile.hpp"
+#include "model/node.hpp"
+#include "profile/node_profile.hpp"
 #include "render.hpp"
 
 #include <cmath>

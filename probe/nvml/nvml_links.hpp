@@ -1,8 +1,8 @@
 #pragma once
 // NVLinks between two GPUs, from NVML (loaded at run time): how many of the
 // first GPU's active links end at the second, and NVML's link speed.
-#include "../kernels/peer_link.hpp"
-#include "../model/node.hpp"
+#include "kernels/peer_link.hpp"
+#include "model/node.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -10,8 +10,8 @@
 // line ("< ..."). Latency samples are run-length encoded ("33*12" is twelve 33s).
 // A replayed log is input: read within bounds, strictly, every error naming
 // file:line.
-#include "../kernels/engine.hpp"
-#include "../kernels/device_facts.hpp"
+#include "kernels/engine.hpp"
+#include "kernels/device_facts.hpp"
 #include "engine_log.hpp"
 
 #include <cstddef>

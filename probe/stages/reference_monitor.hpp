@@ -1,24 +1,17 @@
 #pragma once
-// Monitors for the probe's stage runner (monitor.hpp):
-//  - NVML, loaded at run time (libnvidia-ml.so.1) so the probe still runs where
-//    it is missing: other processes with a compute context on the GPU, and
-//    their SM utilisation;
-//  - a reference measurement through the engine: a fixed amount of arithmetic
-//    on every SM, timed before and after every stage. It touches no memory, so
-//    it leaves the caches as the stages left them; when it takes longer than
-//    the fastest seen, another context is sharing the SMs (time-slicing).
-#include "../kernels/engine.hpp"
+// A monitor for the probe's stage runner (monitor.hpp) through the engine: a
+// fixed amount of arithmetic on every SM, timed before and after every stage.
+// It touches no memory, so it leaves the caches as the stages left them; when
+// it takes longer than the fastest seen, another context is sharing the SMs
+// (time-slicing). NVML's monitor is nvml/nvml_monitor.hpp.
+#include "kernels/engine.hpp"
 #include "monitor.hpp"
 
-#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpu_topology::stages {
-
-// An NVML monitor of the GPU with this UUID ("GPU-..."), or, when NVML cannot
-// be loaded or does not know the device, a BlindMonitor saying why.
-std::unique_ptr<Monitor> make_nvml_monitor(const std::string& uuid);
 
 class ReferenceMonitor final : public Monitor {
 public:

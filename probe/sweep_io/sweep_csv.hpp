@@ -10,7 +10,7 @@
 //
 // One row per footprint; the second column is the space-separated latency of
 // each recorded access in cycles, timer overhead subtracted.
-#include "../analysis/sweep.hpp"
+#include "analysis/sweep.hpp"
 
 #include <filesystem>
 #include <istream>

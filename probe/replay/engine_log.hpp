@@ -15,9 +15,9 @@
 // strictly (each number one whole token in its type's range, nothing left over,
 // every count within what the request asked), and every error names
 // `file:line` and what was expected there.
-#include "../kernels/device_facts.hpp"
-#include "../model/quantities.hpp"
-#include "../profile/profile.hpp"
+#include "kernels/device_facts.hpp"
+#include "model/quantities.hpp"
+#include "profile/profile.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,10 +1,10 @@
 #pragma once
 // A node profile (model/node.hpp, schema gpu-topology-node/1) -> what the
-// header, the CMake variables, the table and the picture add for a node.
+// header, the CMake variables and the table add for a node (its picture:
+// pictures/node_svg.hpp).
 // Single-device profiles describe a node of one device without links.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
-#include <filesystem>
 #include <string>
 
 namespace gpu_topology::render {
@@ -21,13 +21,5 @@ std::string node_section(const util::Json& document);
 std::string node_table(const util::Json& document, bool full = true);
 // CMake variables: GPU_TOPOLOGY_DEVICE_COUNT and GPU_TOPOLOGY_DEVICE_UUIDS.
 std::string node_cmake(const util::Json& document);
-
-// The node's picture (render/node_svg.cpp): one self-contained SVG document in
-// the style of the hierarchy picture (render/svg.hpp): the devices, and the
-// matrix of links (from = row, to = column), each cell with its transport,
-// bandwidths and latency.
-std::string node_svg(const util::Json& node);
-// node_svg written through util::write_file_atomically.
-void write_node_svg(const util::Json& node, const std::filesystem::path& file);
 
 }  // namespace gpu_topology::render

@@ -1,11 +1,11 @@
 #include "render.hpp"
 
-#include "../util/format.hpp"
+#include "util/format.hpp"
 
-#include "../../include/gpu_topology/version.hpp"
-#include "../model/quantities.hpp"
-#include "../profile/profile.hpp"
-#include "../version.hpp"
+#include "gpu_topology/version.hpp"
+#include "model/quantities.hpp"
+#include "profile/profile.hpp"
+#include "version.hpp"
 #include "node.hpp"
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 // Written directly, element by element, so the probe needs no plotting library.
 // Profiles are input: every string taken from one is XML-escaped, and the same
 // profile always gives the same bytes.
-#include "../util/json.hpp"
+#include "util/json.hpp"
 
 #include <filesystem>
 #include <string>
