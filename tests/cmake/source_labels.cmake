@@ -2,7 +2,7 @@
 # profile chosen by path, stored:<name> for one of the package's stored profiles; neither
 # is vouched for as this machine's (GPU_TOPOLOGY_PROFILE_IS_STORED 1, identity.stored).
 # The renderer decides the latter: it must take every source but "measured" for not
-# measured here (probe/render, is_stored).
+# measured here (probe/codegen, is_stored).
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
 foreach(case "${WORK}/mine.json;file:mine.json;the profile file" "nvidia-h100;stored:nvidia-h100.json;the stored profile")
