@@ -81,10 +81,10 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 
 namespace {
 
-// A faster level's hits in a ring twice as long as one it already cannot hold fall to well under
-// this share of their share there (a ring of F over a cache of C keeps about C/F of it, less with
-// LRU); the H100's DRAM loads through near and far L2 slices, 44 and 56 % of every ring from 54
-// to 108 MiB, hold theirs.
+// Over a doubling of a ring that a faster level already cannot hold, that level's share of the
+// loads falls well below this fraction of what it was (a ring of F bytes over a cache of C keeps
+// about C/F of it in the cache, less under LRU). The H100's DRAM loads through near and far L2
+// slices, 44 and 56 % of every ring from 54 to 108 MiB, keep theirs.
 constexpr double kOwnLevelShareHeld = 0.8;
 
 // When a plateau's samples hold a class of a faster level's loads (without_faster_level's
