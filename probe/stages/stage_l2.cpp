@@ -32,7 +32,8 @@ double l2_tolerance(const analysis::CapacityEstimate& near, std::uint64_t step_b
 // Where the hierarchy curve saw the near L2 end: its plateau's last footprint
 // and the first footprint after the change point that ends it. Hints for the
 // capacity search (find_capacity_near): it brackets the capacity between them
-// and bisects a fifth of an octave, not the way up from the reference.
+// and bisects a quarter of an octave (the curve has 4 points a doubling), not
+// the whole way up from the reference.
 std::vector<std::uint64_t> curve_hints(const ProbeContext& ctx) {
     if (!ctx.scratch.curve || !ctx.scratch.curve->l2_near) return {};
     const auto last = ctx.scratch.curve->l2_near->last_bytes;
