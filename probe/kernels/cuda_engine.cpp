@@ -7,6 +7,7 @@
 #include "cuda_event.hpp"
 #include "device_buffer.hpp"
 #include "read_kernels.hpp"
+#include "ring_checks.hpp"
 #include "shared_kernels.hpp"
 
 #include <algorithm>
@@ -51,22 +52,6 @@ private:
     cudaTextureObject_t handle_ = 0;
     std::size_t texels_ = 0;
 };
-
-void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
-                     std::size_t capacity) {
-    if (elements < 1 || stride < 8 || stride % 8 != 0)
-        throw std::invalid_argument("ring needs >= 1 element and a stride that is a multiple of 8 bytes");
-    if (offset % 8 != 0 || offset + std::size_t(elements) * stride > capacity)
-        throw std::invalid_argument(std::string(to_string(path)) + " ring of " + std::to_string(elements) + " x " +
-                                    std::to_string(stride) + " B at offset " + std::to_string(offset) +
-                                    " exceeds the " + std::to_string(capacity) + " B this path can hold");
-}
-
-void check_encoding(LoadPath path, const Ring& ring) {
-    if (path != LoadPath::none && encoding_of(path) != ring.encoding)
-        throw std::invalid_argument("a ring linked for another load path cannot be chased through " +
-                                    std::string(to_string(path)));
-}
 
 // Selects the device before anything is allocated on it: every resource of
 // the engine below lives on that device.

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include "split.hpp"
+#include "kernels/ring_checks.hpp"
 
 #include "util/units.hpp"
 
@@ -19,6 +20,8 @@ using kernels::ChaseResult;
 using kernels::LoadPath;
 using kernels::Ring;
 using kernels::RingEncoding;
+using kernels::check_encoding;
+using kernels::check_ring_fits;
 using util::KiB;
 
 namespace {
@@ -36,22 +39,6 @@ constexpr std::uint32_t kSubPartitions = 4;
 // Salts of the levels' hashed indices: fixed, as a GPU's hash is.
 enum Salt : std::uint64_t { unified_salt = 11, constant_l1_salt = 12, constant_l15_salt = 13, near_salt = 14,
                             far_salt = 15, slice_salt = 16 };
-
-void check_ring_fits(LoadPath path, std::size_t offset, std::uint32_t elements, std::uint32_t stride,
-                     std::size_t capacity) {
-    if (elements < 1 || stride < 8 || stride % 8 != 0)
-        throw std::invalid_argument("ring needs >= 1 element and a stride that is a multiple of 8 bytes");
-    if (offset % 8 != 0 || offset + std::size_t(elements) * stride > capacity)
-        throw std::invalid_argument(std::string(to_string(path)) + " ring of " + std::to_string(elements) + " x " +
-                                    std::to_string(stride) + " B at offset " + std::to_string(offset) +
-                                    " exceeds the " + std::to_string(capacity) + " B this path can hold");
-}
-
-void check_encoding(LoadPath path, const Ring& ring) {
-    if (path != LoadPath::none && kernels::encoding_of(path) != ring.encoding)
-        throw std::invalid_argument("a ring linked for another load path cannot be chased through " +
-                                    std::string(to_string(path)));
-}
 
 bool unified_path(LoadPath p) { return p == LoadPath::l1 || p == LoadPath::readonly || p == LoadPath::texture; }
 bool global_memory(LoadPath p) { return p != LoadPath::constant && p != LoadPath::shared && p != LoadPath::none; }
