@@ -11,38 +11,14 @@ three, so few are multiples of a tile. Each product stays within 4e10 flops and 
 4e8 elements (what examples/gemm accepts), shrinking its largest side that is not the small one.
 A set is held out only if it was drawn after the helper was last changed: pick a new seed then.
 """
-import math
 import random
 import sys
+
+from draw_sizes import log_uniform, nearest_prime, roughen
 
 KINDS = ("square", "tall", "odd", "small")
 MAX_FLOPS = 4e10
 MAX_ELEMENTS = 4e8
-
-
-def is_prime(n):
-    return n > 1 and all(n % d for d in range(2, math.isqrt(n) + 1))
-
-
-def nearest_prime(n):
-    for step in range(n):
-        for candidate in (n - step, n + step):
-            if is_prime(candidate):
-                return candidate
-    return n
-
-
-def roughen(n, rng):
-    kind = rng.random()
-    if kind < 1 / 3:
-        return nearest_prime(n)
-    if kind < 2 / 3:
-        return n | 1
-    return n
-
-
-def log_uniform(rng, low, high):
-    return math.exp(rng.uniform(math.log(low), math.log(high)))
 
 
 def fits(m, n, k):
