@@ -105,12 +105,8 @@ int cmd_simulate(const Args& args) {
     if (rc == kFailure) return rc;
     // What the probe vouched for must be what the description says.
     if (simulate::any_wrong(judged)) {
-        std::fprintf(stderr, "gpu-topology-probe: the simulated probe vouched for values the description contradicts:\n");
-        for (const auto& j : judged)
-            if (j.verdict == simulate::Verdict::wrong)
-                std::fprintf(stderr, "  %s: described %s, recovered %s\n", j.expected.name.c_str(),
-                             j.expected.value ? util::format_number(*j.expected.value).c_str() : "none",
-                             util::format_number(*j.recovered).c_str());
+        std::fprintf(stderr, "gpu-topology-probe: the simulated probe vouched for values the description contradicts:\n%s",
+                     simulate::wrong_lines(judged).c_str());
         return kFailure;
     }
     return rc;

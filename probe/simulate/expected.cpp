@@ -421,4 +421,14 @@ bool any_wrong(const std::vector<Judged>& judged) {
     return std::any_of(judged.begin(), judged.end(), [](const Judged& j) { return j.verdict == Verdict::wrong; });
 }
 
+std::string wrong_lines(const std::vector<Judged>& judged) {
+    std::string text;
+    for (const auto& j : judged)
+        if (j.verdict == Verdict::wrong)
+            text += "  " + j.expected.name + ": described " +
+                    (j.expected.value ? util::format_number(*j.expected.value) : std::string("none")) + ", recovered " +
+                    util::format_number(*j.recovered) + "\n";
+    return text;
+}
+
 }  // namespace gpu_topology::simulate

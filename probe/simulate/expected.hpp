@@ -56,5 +56,7 @@ std::vector<Judged> judge(const Architecture& arch, const util::Json& profile, b
 // against the description's links.
 std::vector<Judged> judge_node(const Architecture& arch, const util::Json& node);
 bool any_wrong(const std::vector<Judged>& judged);
+// One line per wrong verdict, "  NAME: described X, recovered Y\n"; "" when none.
+std::string wrong_lines(const std::vector<Judged>& judged);
 
 }  // namespace gpu_topology::simulate

@@ -26,16 +26,6 @@ util::Json simulated(const simulate::Architecture& arch, simulate::RunOptions ru
     return model::to_json(simulate::simulate_probe(arch, run, options, quiet));
 }
 
-std::string wrong_ones(const std::vector<simulate::Judged>& judged) {
-    std::string text;
-    for (const auto& j : judged)
-        if (j.verdict == simulate::Verdict::wrong)
-            text += "  " + j.expected.name + ": described " +
-                    (j.expected.value ? util::format_number(*j.expected.value) : std::string("none")) + ", recovered " +
-                    util::format_number(*j.recovered) + "\n";
-    return text;
-}
-
 std::vector<fs::path> descriptions() {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(architectures()))
@@ -58,7 +48,7 @@ TEST(SimulateProbe, EveryDescriptionIsRecovered) {
         EXPECT_TRUE(profile::validate(profile).empty());
         EXPECT_EQ(profile.find("source")->as_string(), "simulated:" + file.filename().string());
         const auto judged = simulate::judge(arch, profile);
-        EXPECT_FALSE(simulate::any_wrong(judged)) << wrong_ones(judged);
+        EXPECT_FALSE(simulate::any_wrong(judged)) << simulate::wrong_lines(judged);
         std::size_t agree = 0;
         for (const auto& j : judged) {
             agree += j.verdict == simulate::Verdict::agrees;
@@ -111,7 +101,7 @@ TEST(SimulateProbe, ABusyGpuIsSeenAndNothingWrongIsVouchedFor) {
     for (std::uint64_t seed : {1, 2, 3}) {
         const auto profile = simulated(arch, {.seed = seed, .busy = true});
         const auto judged = simulate::judge(arch, profile);
-        EXPECT_FALSE(simulate::any_wrong(judged)) << "seed " << seed << "\n" << wrong_ones(judged);
+        EXPECT_FALSE(simulate::any_wrong(judged)) << "seed " << seed << "\n" << simulate::wrong_lines(judged);
         retried = retried || profile.at_path("conditions.retries")->as_number() > 0;
         doubted = doubted || !profile.at_path("conditions.quiet")->as_bool();
     }
@@ -124,7 +114,7 @@ TEST(SimulateProbe, TheH100DescriptionAgreesWithTheMeasuredH100) {
     const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
     const auto measured = profile::load_profile(fs::path(GPU_TOPOLOGY_PROFILES) / "nvidia-h100.json");
     const auto judged = simulate::judge(arch, measured, true);
-    EXPECT_FALSE(simulate::any_wrong(judged)) << wrong_ones(judged);
+    EXPECT_FALSE(simulate::any_wrong(judged)) << simulate::wrong_lines(judged);
     // And its simulation is within the real card's run-to-run tolerance of the card, quantity by quantity,
     // except where the description states an allowance for a source's other method.
     const auto profile = simulated(arch);

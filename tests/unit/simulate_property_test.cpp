@@ -245,21 +245,11 @@ private:
     simulate::Random random_;
 };
 
-std::string wrong_ones(const std::vector<simulate::Judged>& judged) {
-    std::string text;
-    for (const auto& j : judged)
-        if (j.verdict == simulate::Verdict::wrong)
-            text += "  " + j.expected.name + ": described " +
-                    (j.expected.value ? util::format_number(*j.expected.value) : std::string("none")) + ", recovered " +
-                    util::format_number(*j.recovered) + "\n";
-    return text;
-}
-
 // Runs the probe on `arch` (busy when `busy`); returns the wrong verdicts, "" when none.
 std::string check(const simulate::Architecture& arch, bool busy, std::uint64_t seed) {
     stages::Progress quiet(false);
     const auto profile = model::to_json(simulate::simulate_probe(arch, {.seed = seed, .busy = busy}, {}, quiet));
-    return wrong_ones(simulate::judge(arch, profile));
+    return simulate::wrong_lines(simulate::judge(arch, profile));
 }
 
 TEST(SimulateProperty, NoDrawnGpuGetsAWrongValueVouchedFor) {
