@@ -196,20 +196,22 @@ struct Search {
     std::map<std::string, double> confirmed;  // the same, for the confirmed shapes only
 };
 
+// The comma-separated cells of one line of a recorded search.
+std::vector<std::string> csv_cells(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
+    return out;
+}
+
 std::vector<Search> recorded_searches() {
     std::ifstream in(STENCIL_SEARCHES);
     std::vector<std::string> shapes;
     std::vector<Search> searches;
     std::string line;
-    const auto cells = [](const std::string& text) {
-        std::vector<std::string> out;
-        std::stringstream s(text);
-        for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
-        return out;
-    };
     while (std::getline(in, line)) {
         if (line.empty() || line[0] == '#') continue;
-        const auto c = cells(line);
+        const auto c = csv_cells(line);
         if (c.at(0) == "shapes") {
             shapes.assign(c.begin() + 4, c.end());
             continue;
@@ -655,15 +657,9 @@ std::vector<SharedSearch> recorded_shared_searches() {
     std::vector<std::string> shapes;
     std::vector<SharedSearch> searches;
     std::string line;
-    const auto cells = [](const std::string& text) {
-        std::vector<std::string> out;
-        std::stringstream s(text);
-        for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
-        return out;
-    };
     while (std::getline(in, line)) {
         if (line.empty() || line[0] == '#') continue;
-        const auto c = cells(line);
+        const auto c = csv_cells(line);
         if (c.at(0) == "shapes") {
             shapes.assign(c.begin() + 6, c.end());
             continue;
