@@ -1,6 +1,7 @@
 # What every consumer scenario (tests/cmake/<scenario>.cmake) shares: run as
 #   cmake -DWORK=<dir> -DGENERATOR=<g> -DCMAKE_CTEST_COMMAND=<ctest> -DPACKAGE_SOURCE=<repo>
-#         -DPACKAGE_BUILD=<build> -DPROBE=<gpu-topology-probe> [-DCUDA_COMPILER=<nvcc>] -P <scenario>.cmake
+#         -DPACKAGE_BUILD=<build> -DPROBE=<gpu-topology-probe> -DRENDER_ONLY_PROBE=<its render-only build>
+#         [-DCUDA_COMPILER=<nvcc>] -P <scenario>.cmake
 # Each scenario includes this file first: a fresh WORK, the helpers below, the
 # stand-ins' settings (fake_probe.sh, fake_make.sh) and a GPU lock directory of its own.
 cmake_minimum_required(VERSION 3.25)

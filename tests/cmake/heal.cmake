@@ -1,10 +1,12 @@
 # An interrupted nested build heals; two configures of one tree at once both work
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-# A user's own profile needs a probe to render it: the one nested build the CPU tests compile.
+# A user's own profile needs a probe to render it. Its nested configure is real; its build
+# the stand-in (fake_make.sh), which hands over the render-only probe of the package's build.
 derive_profile("${WORK}/mine.json" device.name "\"My H200\"")
+set(ENV{FAKE_BUILT_PROBE} "${RENDER_ONLY_PROBE}")
 # The tree exists (CMake's own first configure of one tree cannot run twice at
 # once: its compiler checks share files), with a stored profile: no probe built.
-configure(ok "${example}" "${WORK}/consumer" ${stored_arg})
+configure(ok "${example}" "${WORK}/consumer" ${stored_arg} -DCMAKE_MAKE_PROGRAM=${fake_make})
 expect_nothing_compiled("${WORK}/consumer")
 # What an interrupted configure leaves: a nested build directory with a cache
 # and no stamp. Two configures of the tree start at once; both must work.

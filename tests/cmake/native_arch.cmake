@@ -37,6 +37,9 @@ message(STATUS "the consumer: ${consumer_architectures}; its probe: ${probe_arch
 if(NOT probe_architectures MATCHES "=90-real.?;80$")  # file(STRINGS) keeps the ; as \;
   message(FATAL_ERROR "the probe was not built for the GPU here (9.0) and 80: ${probe_architectures}")
 endif()
+# The probe's configure took the consumer's CUDA compiler checks instead of running its own.
+file(READ "${WORK}/build/_gpu_topology/probe-measure-configure.log" nested_log)
+expect_not_in("${nested_log}" "The CUDA compiler identification" "Detecting CUDA compiler ABI info")
 # The README's second configure: nothing configured or built again, a few lines.
 file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
 file(REMOVE "${WORK}/make.log")
@@ -71,6 +74,8 @@ set(ENV{GPU_TOPOLOGY_CACHE_DIR} "${WORK}/readme-cache")
 set(readme -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release ${args})
 run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/readme" -G "${GENERATOR}" ${readme})
 expect_in("${output}" "building the probe (measuring, 90-real) - done (")
+file(READ "${WORK}/readme/_gpu_topology/probe-measure-configure.log" nested_log)
+expect_not_in("${nested_log}" "The CUDA compiler identification" "The CXX compiler identification")
 file(REMOVE "${WORK}/make.log")
 run(ok "${CMAKE_COMMAND}" "${WORK}/readme")
 expect_our_lines("${stdout}" 3 "the README's re-configure")

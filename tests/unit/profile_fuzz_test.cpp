@@ -38,7 +38,7 @@ using util::Json;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kSeed = 20;
-constexpr double kBudgetSeconds = 6;
+constexpr double kBudgetSeconds = 3;
 constexpr int kMinMutants = 200;
 constexpr std::size_t kHeadersToCompile = 32;
 
