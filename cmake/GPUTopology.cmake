@@ -50,6 +50,11 @@ include_guard(GLOBAL)
 # project that includes this file asks for: a function runs with those it was defined under.
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.25)
+# A keyword given "" leaves its variable of cmake_parse_arguments undefined, as in 3.25, on every
+# CMake (3.31 and later warn every configure where the policy is not set, CMP0174).
+if(POLICY CMP0174)
+  cmake_policy(SET CMP0174 OLD)
+endif()
 
 # Where include/, templates/, generated/ (and probe/ in a source tree) live:
 # the source tree this file is in, or share/GPUTopology in an install (the

@@ -21,6 +21,11 @@
 include_guard(GLOBAL)
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.25)  # return(PROPAGATE), whoever includes this file
+# A keyword given "" leaves its variable of cmake_parse_arguments undefined, as in 3.25, on every
+# CMake (3.31 and later warn every configure where the policy is not set, CMP0174).
+if(POLICY CMP0174)
+  cmake_policy(SET CMP0174 OLD)
+endif()
 
 # --- the directory ---------------------------------------------------------------------
 
