@@ -387,8 +387,8 @@ endfunction()
 
 # RESULT: the cache key of the probe of KIND that the nested build makes with ARGUMENTS
 # (under ENVIRONMENT): its sources, the host, its options and architectures, and its
-# compilers by the file they are and when that changed. The generator and make program
-# change nothing in the probe and are left out.
+# compilers by the file they are and when that changed. The generator, the make program and
+# the CUDA host compiler change nothing in what the probe does and are left out.
 function(_gpu_topology_probe_key)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "KIND;RESULT" "ARGUMENTS;ENVIRONMENT")
   _gpu_topology_probe_sources_hash(RESULT sources)
@@ -401,6 +401,10 @@ function(_gpu_topology_probe_key)
       if(argument STREQUAL "-G")
         set(skip_next TRUE)
       endif()
+      continue()
+    elseif(argument MATCHES "^-DCMAKE_CUDA_HOST_COMPILER=")
+      # The host compiler of the kernels' host code changes nothing a probe does. A CUDA
+      # consumer names the one CMake 4 cached, a C++ one none: their probes are the same.
       continue()
     elseif(argument MATCHES "^-D(CMAKE_[A-Z_]*COMPILER)=(.+)$" AND IS_ABSOLUTE "${CMAKE_MATCH_2}")
       set(name "${CMAKE_MATCH_1}")

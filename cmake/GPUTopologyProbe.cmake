@@ -255,7 +255,8 @@ endfunction()
 # its waiting shell is alive and names the run (not a later process that got the same id).
 function(_gpu_topology_wait_for_left_running)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RUN;TIMEOUT" "")
-  set(running [=[kill -0 "$1" 2>/dev/null && ps -o args= -p "$1" 2>/dev/null | grep -F -q -e "$2"]=])
+  # -ww: the whole command line, which names RUN after a long script (ps may cut it to a width).
+  set(running [=[kill -0 "$1" 2>/dev/null && ps -ww -o args= -p "$1" 2>/dev/null | grep -F -q -e "$2"]=])
   set(waited 0)
   while(EXISTS "${ARG_RUN}.pid" AND waited LESS ARG_TIMEOUT)
     file(READ "${ARG_RUN}.pid" left_running)
