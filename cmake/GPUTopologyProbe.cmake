@@ -582,7 +582,7 @@ function(_gpu_topology_probe_configure)
   _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-configure" TIMEOUT 900 PREFIX step
                     COMMAND ${ARG_ENVIRONMENT} "${CMAKE_COMMAND}" -S "${package_dir}/probe" -B "${ARG_BUILD_DIR}"
                             ${ARG_ARGUMENTS} ${seeded})
-  if(NOT step_RC EQUAL 0 AND NOT "${seeded}" STREQUAL "")
+  if(NOT step_RC EQUAL 0 AND NOT step_RC STREQUAL "timeout" AND NOT "${seeded}" STREQUAL "")
     # Whatever went wrong, the configure with checks of its own is the one that says so.
     message(VERBOSE "GPUTopology: the probe's configure with this project's compiler checks failed; "
                     "configuring it with checks of its own:\n${step_LOG}")
