@@ -508,10 +508,12 @@ endfunction()
 # system and of each compiler in CMakeFiles/<version>/, and a tree whose platform is
 # initialised loads those files instead of checking again (as CMake's own try_compile
 # projects take their parent's). A compiler's file is given only when the nested
-# configure names that very compiler (for CUDA, and no other host compiler), and none
-# when cross-compiling or under a toolchain file, which the nested configure does not
-# get. For CUDA that is 3 s of a first configure on a 16-core GPU machine, 7 s on two
-# cores. RESULT: the argument that makes the nested configure load them, or nothing.
+# configure names that very compiler (for CUDA, and the same host compiler when it names
+# one), the consumer's flags for the language are the ones the nested configure starts
+# from (CXXFLAGS, CUDAFLAGS) and the compiler is not newer than the checks; none when
+# cross-compiling or under a toolchain file, which the nested configure does not get.
+# For CUDA that is 3 s of a first configure on a 16-core GPU machine, 7 s on two cores.
+# RESULT: the argument that makes the nested configure load them, or nothing.
 function(_gpu_topology_seed_compiler_checks)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "ARGUMENTS")
   set(${ARG_RESULT} "")
@@ -541,7 +543,12 @@ function(_gpu_topology_seed_compiler_checks)
       continue()
     endif()
     file(REAL_PATH "${CMAKE_MATCH_1}" checked)
-    if(NOT checked STREQUAL named_${language})
+    string(STRIP "$CACHE{CMAKE_${language}_FLAGS}" consumer_flags)
+    string(STRIP "$ENV{${language}FLAGS}" nested_flags)
+    file(TIMESTAMP "${checks}" checked_at "%s" UTC)
+    file(TIMESTAMP "${checked}" compiler_at "%s" UTC)
+    if(NOT checked STREQUAL named_${language} OR NOT consumer_flags STREQUAL nested_flags
+       OR compiler_at GREATER checked_at)
       continue()
     endif()
     if(language STREQUAL "CUDA" AND NOT named_HOST STREQUAL "")
@@ -567,7 +574,7 @@ endfunction()
 # ARGUMENTS under ENVIRONMENT, and writes its stamp once the configure is complete: a
 # build dir without one (an interrupted configure) or with another is configured again.
 function(_gpu_topology_probe_configure)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;KIND" "ARGUMENTS;ENVIRONMENT")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "NO_SEED" "BUILD_DIR;KIND" "ARGUMENTS;ENVIRONMENT")
   if(EXISTS "${ARG_BUILD_DIR}")
     message(VERBOSE "GPUTopology: the probe's build directory ${ARG_BUILD_DIR} is incomplete or outdated; "
                     "configuring it afresh")
@@ -576,7 +583,7 @@ function(_gpu_topology_probe_configure)
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
   _gpu_topology_state_dir(RESULT state)
   set(seeded "")
-  if("${ARG_ENVIRONMENT}" STREQUAL "")
+  if("${ARG_ENVIRONMENT}" STREQUAL "" AND NOT ARG_NO_SEED)
     _gpu_topology_seed_compiler_checks(BUILD_DIR "${ARG_BUILD_DIR}" ARGUMENTS ${ARG_ARGUMENTS} RESULT seeded)
   endif()
   _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-configure" TIMEOUT 900 PREFIX step
@@ -589,6 +596,8 @@ function(_gpu_topology_probe_configure)
     file(REMOVE_RECURSE "${ARG_BUILD_DIR}")
     _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-configure" TIMEOUT 900 PREFIX step
                       COMMAND "${CMAKE_COMMAND}" -S "${package_dir}/probe" -B "${ARG_BUILD_DIR}" ${ARG_ARGUMENTS})
+  elseif(step_RC EQUAL 0 AND NOT "${seeded}" STREQUAL "")
+    file(WRITE "${ARG_BUILD_DIR}/gpu-topology-seeded" "")  # a failed build configures again, unseeded
   endif()
   if(NOT step_RC EQUAL 0)
     message(CHECK_FAIL "failed")
@@ -675,9 +684,16 @@ function(_gpu_topology_nested_build)
                                   ENVIRONMENT ${ARG_ENVIRONMENT})
   endif()
   cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-  _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-build" TIMEOUT 1800 PREFIX step
-                    COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --target gpu-topology-probe --config Release
-                            --parallel ${cores})
+  set(build_command "${CMAKE_COMMAND}" --build "${build_dir}" --target gpu-topology-probe --config Release
+                    --parallel ${cores})
+  _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-build" TIMEOUT 1800 PREFIX step COMMAND ${build_command})
+  if(NOT step_RC EQUAL 0 AND NOT step_RC STREQUAL "timeout" AND EXISTS "${build_dir}/gpu-topology-seeded")
+    message(VERBOSE "GPUTopology: the probe's build with this project's compiler checks failed; configuring and "
+                    "building it with checks of its own:\n${step_LOG}")
+    _gpu_topology_probe_configure(BUILD_DIR "${build_dir}" KIND ${ARG_KIND} NO_SEED ARGUMENTS ${ARG_ARGUMENTS}
+                                  ENVIRONMENT ${ARG_ENVIRONMENT})
+    _gpu_topology_run(RUN "${state}/probe-${ARG_KIND}-build" TIMEOUT 1800 PREFIX step COMMAND ${build_command})
+  endif()
   _gpu_topology_built_probe(BUILD_DIR "${build_dir}" RESULT probe)
   _gpu_topology_probe_built_report(PROBE "${probe}" RC "${step_RC}" LOG "${step_LOG}" SHOWN "${ARG_SHOWN}"
                                    BUILD_DIR "${build_dir}" ANNOUNCED ${announced} BEFORE_TIME "${before_time}"

@@ -39,3 +39,12 @@ set(nested ${nested} -DGPU_TOPOLOGY_CACHE=OFF)  # a build, to fail
 configure(fail "${example}" "${WORK}/nested-fails" ${nested})
 expect_in("${output}" "building the probe (render only) - failed" "building the probe in"
           "[1/2] Building CXX object fake-progress-line.o" "fake-compile-error: the stand-in build failed")
+# The nested configure took the consumer's compiler checks; after the failed build it was configured
+# again with checks of its own (in case the checks it took were the cause), and built again.
+file(READ "${WORK}/nested-fails/_gpu_topology/probe-render-configure.log" nested_log)
+expect_in("${nested_log}" "The CXX compiler identification")
+file(STRINGS "${WORK}/make.log" builds REGEX "^start ")
+list(LENGTH builds count)
+if(NOT count EQUAL 2)
+  message(FATAL_ERROR "the failed build of a seeded probe tree was built ${count} times, not twice:\n${builds}")
+endif()

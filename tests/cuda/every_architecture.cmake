@@ -5,9 +5,11 @@
 # ptxas refuses an instruction its target does not have (checked below with
 # the same flags). Device code is built without optimisation and for compile
 # speed: this checks what compiles, not what runs fast (the probe itself is
-# built optimised, for the GPU it measures).
+# built optimised, for the GPU it measures). With CXX, the engine's host sources too
+# (kernels/*.cpp, measure/cuda_node.cpp: the CUDA runtime's host API), checked for the host:
+# a test build without a GPU leaves the engine out of its build (GPU_TOPOLOGY_PROBE_CUDA=IF_GPU).
 #   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." [-DFAST_COMPILE=...]
-#         -P every_architecture.cmake
+#         [-DCXX=... -DCXX_STANDARD_FLAG=... -DCUDA_INCLUDE="dir;..."] -P every_architecture.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
@@ -54,3 +56,20 @@ list(JOIN ARCHITECTURES ", sm_" shown)
 list(TRANSFORM sources REPLACE "^.*/" "")
 list(JOIN sources ", " names)
 message(STATUS "${names}: sm_${shown}")
+if(CXX)
+  # One translation unit: the four parse the same headers.
+  set(host_sources "${PROBE_DIR}/kernels/cuda_engine.cpp" "${PROBE_DIR}/kernels/device_lookup.cpp"
+                   "${PROBE_DIR}/kernels/peer_link.cpp" "${PROBE_DIR}/measure/cuda_node.cpp")
+  set(host_together "${WORK_DIR}/engine_host.cpp")
+  file(WRITE "${host_together}" "")
+  foreach(source IN LISTS host_sources)
+    file(APPEND "${host_together}" "#include \"${source}\"\n")
+  endforeach()
+  list(TRANSFORM CUDA_INCLUDE PREPEND "-I")
+  execute_process(COMMAND "${CXX}" ${CXX_STANDARD_FLAG} -fsyntax-only "-I${PROBE_DIR}" ${CUDA_INCLUDE} "${host_together}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the CUDA engine's host sources do not compile:\n${out}${err}")
+  endif()
+  message(STATUS "the engine's host sources compile (${CXX})")
+endif()
