@@ -7,6 +7,7 @@
 // applies a function attribute changed after the function's first launch only in part
 // (docs/l1-effective-capacity.md). A launch left to the driver's default uses an instance that never
 // gets one.
+#include "cuda_support.cuh"
 #include "sgemm.cuh"
 
 #include <gpu_topology/gemm.hpp>
@@ -16,11 +17,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-// Every CUDA call is checked: a failure throws, naming the call.
-inline void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 using SgemmKernel = void (*)(int, int, int, float, const float*, const float*, float, float*);
 

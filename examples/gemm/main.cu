@@ -38,32 +38,9 @@
 
 namespace {
 
-constexpr int kNoGpu = 77;
 namespace gt = gpu_topology;
 using gt::carveout_option;
 using gt::sgemm_tile;
-
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-template <typename T>
-std::unique_ptr<T[], CudaFree> device_array(std::size_t count) {
-    void* p = nullptr;
-    check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
-    return std::unique_ptr<T[], CudaFree>(static_cast<T*>(p));
-}
-
-class Event {
-public:
-    Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-    ~Event() { cudaEventDestroy(e_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return e_; }
-
-private:
-    cudaEvent_t e_{};
-};
 
 // Reproducible pseudo-random values in [-1, 1), the same on host and device: A's element i is value(i),
 // B's value(i + kOffsetB).

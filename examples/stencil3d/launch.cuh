@@ -6,17 +6,13 @@
 // "One function, any carveout"). A launch left to the driver's default uses instances that are
 // never given a carveout, and the occupancy API, which reads function attributes only, asks
 // instances that are never launched.
+#include "cuda_support.cuh"
 #include "stencil.cuh"
 
 #include <gpu_topology/stencil.hpp>
 
 #include <stdexcept>
 #include <string>
-
-// Every CUDA call is checked: a failure throws, naming the call.
-inline void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 namespace stencil_launch_detail {
 

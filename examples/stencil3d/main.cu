@@ -38,34 +38,11 @@
 
 namespace {
 
-constexpr int kNoGpu = 77;
 constexpr std::uint32_t kDefaultThreadsPerBlock = 1024;
 
 using gpu_topology::carveout_option;
 using gpu_topology::stencil_block;
 using gpu_topology::stencil_launch;
-
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-template <typename T>
-std::unique_ptr<T[], CudaFree> device_array(std::size_t count) {
-    void* p = nullptr;
-    check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
-    return std::unique_ptr<T[], CudaFree>(static_cast<T*>(p));
-}
-
-class Event {
-public:
-    Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-    ~Event() { cudaEventDestroy(e_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return e_; }
-
-private:
-    cudaEvent_t e_{};
-};
 
 // Weights of a typical discretisation: c0 and c1..c4 of an 8th-order Laplacian.
 constexpr Coefficients kCoefficients{{-3 * 205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560}};
