@@ -26,7 +26,9 @@ int main() { std::printf("%s: %d SMs\n", gpu_topology::identity.device_name, gpu
 set(args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_MAKE_PROGRAM=${fake_make})
 # GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES adds to the GPU's architecture; it never replaces it.
 set(with_80 ${args} -DGPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES=80)
+set(seed_checks OFF)  # the consumer's own CUDA compiler checks, which the nested configure takes
 run(ok "${CMAKE_COMMAND}" -S "${WORK}/project" -B "${WORK}/build" -G "${GENERATOR}" ${with_80})
+set(seed_checks ON)
 expect_our_lines("${stdout}" 12 "first measured configure")
 expect_in("${output}" "building the probe (measuring, 90-real, 80) - done (" "probing NVIDIA H200")
 expect_not_in("${output}" "CMake Error" "No known features")
@@ -40,6 +42,11 @@ endif()
 # The probe's configure took the consumer's CUDA compiler checks instead of running its own.
 file(READ "${WORK}/build/_gpu_topology/probe-measure-configure.log" nested_log)
 expect_not_in("${nested_log}" "The CUDA compiler identification" "Detecting CUDA compiler ABI info")
+# And what the identification caches besides: the executable format, which install's RPATH editing needs.
+file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" format REGEX "^CMAKE_EXECUTABLE_FORMAT:")
+if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux" AND NOT format STREQUAL "CMAKE_EXECUTABLE_FORMAT:INTERNAL=ELF")
+  message(FATAL_ERROR "the seeded probe tree does not know its executable format: '${format}'")
+endif()
 # The README's second configure: nothing configured or built again, a few lines.
 file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
 file(REMOVE "${WORK}/make.log")
