@@ -9,9 +9,41 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(stored "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
 
+# A consumer's first configure (a cmake command line with -B and a tree not configured yet)
+# takes the compiler checks of the package's own build, as CMake's try_compile projects take
+# their parent's: the scenarios test the package, not CMake's compiler identification (about
+# 0.5 s a C++ configure and 5 s a CUDA one on two cores). Only where the command names no other
+# compiler or toolchain; never CUDA's, whose identification also caches the default architectures
+# a CUDA project needs. A scenario that shows a user's first configure as it is sets `seed_checks`
+# to OFF (minimal, native_arch's first).
+# `command_var`: the command line, the seed's definition appended where it takes one.
+set(seed_checks ON)
+set(package_checks "${PACKAGE_BUILD}/CMakeFiles/${CMAKE_VERSION}")
+function(seed_compiler_checks command_var)
+  set(command ${${command_var}})
+  list(FIND command "-B" at)
+  if(NOT seed_checks OR at EQUAL -1 OR NOT EXISTS "${package_checks}/CMakeCXXCompiler.cmake"
+     OR command MATCHES "-DCMAKE_(CXX_COMPILER|TOOLCHAIN_FILE)=")
+    return()
+  endif()
+  math(EXPR at "${at} + 1")
+  list(GET command ${at} build)
+  if(EXISTS "${build}/CMakeCache.txt")
+    return()
+  endif()
+  file(COPY "${package_checks}/CMakeSystem.cmake" "${package_checks}/CMakeCXXCompiler.cmake"
+       DESTINATION "${build}/CMakeFiles/${CMAKE_VERSION}")
+  # The identification also caches the executable format (ELF), which install's RPATH editing needs.
+  file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" format REGEX "^CMAKE_EXECUTABLE_FORMAT:INTERNAL=")
+  list(APPEND command -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 -D${format})
+  set(${command_var} ${command} PARENT_SCOPE)
+endfunction()
+
 # Runs a command; `expect` is "ok" (must succeed) or "fail" (must fail). Output in `output`.
 function(run expect)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(command ${ARGN})
+  seed_compiler_checks(command)
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(output "${out}\n${err}" PARENT_SCOPE)
   set(stdout "${out}" PARENT_SCOPE)
   if(expect STREQUAL "ok" AND NOT rc EQUAL 0)
@@ -87,8 +119,10 @@ endfunction()
 # Starts `ARGN` in the background; <name>.pid holds its process id, and
 # <name>.rc its exit status once it has ended (a shell waits for it).
 function(start_in_background name)
+  set(arguments ${ARGN})
+  seed_compiler_checks(arguments)
   set(command "")
-  foreach(argument IN LISTS ARGN)
+  foreach(argument IN LISTS arguments)
     string(APPEND command " '${argument}'")
   endforeach()
   file(REMOVE "${WORK}/${name}.rc" "${WORK}/${name}.pid")
