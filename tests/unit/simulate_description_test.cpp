@@ -3,6 +3,8 @@
 #include "simulate/architecture.hpp"
 #include "simulate/split.hpp"
 
+#include "architecture_files.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,8 +14,7 @@
 namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
-
-fs::path architectures() { return fs::path(GPU_TOPOLOGY_ARCHITECTURES); }
+using test::architectures;
 
 std::string h100_text() {
     std::ifstream in(architectures() / "nvidia-h100.json");

@@ -14,6 +14,8 @@
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
 
+#include "architecture_files.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +29,7 @@
 namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
+using test::descriptions;
 
 // A random-eviction L1 reads up to 8 % above its bytes, a measured size 4 % more (expected.cpp),
 // and a size of a few KiB up to two search steps of 1 KiB less.
@@ -107,14 +110,6 @@ std::string quoted(const fs::path& p) {
     q += p.string();
     q += '\'';
     return q;
-}
-
-std::vector<fs::path> descriptions() {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(GPU_TOPOLOGY_ARCHITECTURES))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    return files;
 }
 
 // Simulates the description and renders its header with the probe's own `render` command (the

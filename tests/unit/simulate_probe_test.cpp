@@ -10,6 +10,8 @@
 #include "simulate/run.hpp"
 #include "util/format.hpp"
 
+#include "architecture_files.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,20 +20,12 @@
 namespace {
 using namespace gpu_topology;
 namespace fs = std::filesystem;
-
-fs::path architectures() { return fs::path(GPU_TOPOLOGY_ARCHITECTURES); }
+using test::architectures;
+using test::descriptions;
 
 util::Json simulated(const simulate::Architecture& arch, simulate::RunOptions run = {}, stages::ProbeOptions options = {}) {
     stages::Progress quiet(false);
     return model::to_json(simulate::simulate_probe(arch, run, options, quiet));
-}
-
-std::vector<fs::path> descriptions() {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(architectures()))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    return files;
 }
 
 // Also checks that docs/simulated-results.md is what `simulate-table architectures` writes now.
