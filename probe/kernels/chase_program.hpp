@@ -1,9 +1,8 @@
 #pragma once
-// The chase program as the host engine (cuda_engine.cpp) sees it: the arguments of
-// one launch, and the kernels and their launchers, named through the runtime's C API.
-// The device code stays in chase_device.cuh and the modules that instantiate it
-// (pchase.cu, plain_chase.cu), compiled by nvcc; the engine is host code, compiled
-// by the C++ compiler.
+// The chase program (pchase.cu) as the host engine (cuda_engine.cpp) sees it:
+// the arguments of one launch, and the kernels and their launchers, named
+// through the runtime's C API. The device code stays in pchase.cu, compiled by
+// nvcc; the engine is host code, compiled by the C++ compiler.
 #include "engine.hpp"
 #include "load_path.hpp"
 
@@ -61,8 +60,6 @@ struct ProgramArgs {
 inline constexpr int kChaseKernelInstances = 5;
 // Instance `slot` of `kernel`, for cudaLaunchKernelExC and cudaFuncSetAttribute.
 const void* chase_kernel(ChaseKernel kernel, int slot);
-// Instance `slot` of the plain kernel, which lives in a module of its own (plain_chase.cu).
-const void* plain_chase_instance(int slot);
 
 // The engine's __constant__ array, where constant rings live (64 KiB: one module's limit).
 inline constexpr std::size_t kConstantRingBytes = 65536;

@@ -266,9 +266,6 @@ ChaseResult CudaEngine::run(ProgramArgs args, const ChaseRequest& request) {
     const std::size_t ring_shared = std::size_t(args.shared_elements) * args.shared_stride_bytes;
     if (request.kernel == ChaseKernel::plain && ring_shared > 0)
         throw std::invalid_argument("the plain chase kernel chases no shared-memory rings");
-    for (int p = 0; p < args.phase_count && request.kernel == ChaseKernel::plain; ++p)
-        if (args.phases[p].path == LoadPath::constant)  // its module's constant array is not the one rings are written to
-            throw std::invalid_argument("the plain chase kernel chases no constant rings");
     const std::size_t dynamic_shared = request.kernel == ChaseKernel::plain ? request.dynamic_shared_bytes : ring_shared;
     if (request.kernel == ChaseKernel::probe && request.dynamic_shared_bytes != 0)
         throw std::invalid_argument("only the plain chase kernel declares dynamic shared memory of its own");
