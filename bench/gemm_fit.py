@@ -6,20 +6,25 @@ model's best 8, one per block tile and depth), each at the rate timed at the hel
 configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
 kernel, at the helper's carveout).
 
-    bench/gemm_fit.py FILE.csv... [--store-share S] [--fit]
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--issue-share R] [--capped-trips N] [--fit] [--grid]
 
---store-share replays another kSgemmStoreShare (the model's one fitted constant); --fit sweeps it on each file and
+--store-share, --issue-share and --capped-trips replay other values of the model's fitted constants
+(kSgemmStoreShare, kSgemmWarpIssueShare, kSgemmCappedL2Trips); --fit sweeps the store share on each file and
 reports the value each file picks and what that value gives on the other files (fitted on one, held out on the
-others). The machine is an H100's stored profile (generated/nvidia-h100): the CSVs are H100 searches.
+others); --grid prints, per file, the picks at 0.90 or better and the worst pick and list over a grid of the
+issue share and the capped trips. The machine is the stored profile of the card a file's name holds (h200,
+else h100: generated/nvidia-<card>).
 """
 import csv
 import sys
 from collections import OrderedDict
 
-# generated/nvidia-h100/gpu_topology.hpp as this_gpu_gemm() reads it.
+# generated/nvidia-<card>/gpu_topology.hpp as this_gpu_gemm() reads it.
 H100 = dict(sm_count=132, clock=1.98e9, fma=128, issue=4, shared_bw=32878255720054, l2_bw=8555353951890,
             dram_bw=3145133283888, l2_bytes=52428800, l2_lat=493, regs=65536, banks=32, bank_bytes=4, warp=32)
+H200 = dict(H100, shared_bw=32862172434878, l2_bw=9192767687720, dram_bw=4507347640578, l2_bytes=62914560)
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
+ISSUE_SHARE, CAPPED_TRIPS = 0.7, 3
 
 
 def cdiv(a, b):
@@ -44,16 +49,23 @@ def wavefronts(nbytes, m, address):
     return total
 
 
+def budget(tile, m):
+    """sgemm_register_budget: a thread's registers under the launch bounds."""
+    bm, bn, _, tm, tn, _ = tile
+    threads = (bm // tm) * (bn // tn)
+    return min(255, m["regs"] // (max(1, 512 // threads) * threads) // 8 * 8)
+
+
 def spills(tile, m):
     """sgemm_spills: registers wanted beyond the launch bounds' budget."""
     bm, bn, bk, tm, tn, _ = tile
     threads = (bm // tm) * (bn // tn)
     want = tm * tn + tm + tn + bk * (bm + bn) // threads + BEYOND_TILE
-    resident = max(1, 512 // threads) * threads
-    return want > min(255, m["regs"] // resident // 8 * 8)
+    return want > budget(tile, m)
 
 
-def estimate(tile, e, m, resident, store_share=STORE_SHARE):
+def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, issue_share=ISSUE_SHARE,
+             capped_trips=CAPPED_TRIPS):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
     M, N, K = e
@@ -71,7 +83,8 @@ def estimate(tile, e, m, resident, store_share=STORE_SHARE):
     shared = warps * (bk * loads + stores) * m["banks"] * m["bank_bytes"] / (m["shared_bw"] / (m["sm_count"] * clock))
     l2 = elements * 4 / (m["l2_bw"] / m["sm_count"]) * clock
     busy = max(instructions / m["issue"], fma_cycles, shared, l2)
-    chain = m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
+    trips = capped_trips if registers >= budget(tile, m) else 1
+    chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / (min(warps, m["issue"]) * issue_share), fma_cycles)
 
     def round_seconds(r):
         return steps * max(r * busy, chain) / clock + r * bm * bn * 4 / (m["l2_bw"] / m["sm_count"])
@@ -88,22 +101,27 @@ def estimate(tile, e, m, resident, store_share=STORE_SHARE):
 
 
 def products(path):
+    """The products of one search CSV, each with the machine of the card its file name holds."""
+    machine = H200 if "h200" in path.rsplit("/", 1)[-1] else H100
     out = OrderedDict()
     for r in csv.DictReader(open(path)):
         if r["kind"] != "config":
             continue
-        p = out.setdefault(r["shape"], dict(name=r["shape"], e=(int(r["m"]), int(r["n"]), int(r["k"])), tiles=OrderedDict(), best=0.0))
+        p = out.setdefault(r["shape"], dict(name=r["shape"], e=(int(r["m"]), int(r["n"]), int(r["k"])), tiles=OrderedDict(),
+                                            best=0.0, machine=machine))
         tile = tuple(int(r[k]) for k in ("block_m", "block_n", "block_k", "thread_m", "thread_n", "pad_a"))
         p["best"] = max(p["best"], float(r["tflops"]))  # over every configuration timed, spilling ones too
         if tile not in p["tiles"]:  # the first row of a tile is at the helper's carveout (the program times it first)
-            p["tiles"][tile] = dict(rate=float(r["tflops"]), resident=int(r["resident_blocks"]))
+            p["tiles"][tile] = dict(rate=float(r["tflops"]), resident=int(r["resident_blocks"]),
+                                    registers=int(r["registers"]))
     return list(out.values())
 
 
-def replay(p, store_share):
-    """(pick / best, list's best / best) for one product."""
-    tiles = {t: v for t, v in p["tiles"].items() if not spills(t, H100)}
-    seconds = {t: estimate(t, p["e"], H100, v["resident"], store_share) for t, v in tiles.items()}
+def replay(p, constants):
+    """(pick / best, list's best / best) for one product; `constants` the fitted ones (estimate's keywords)."""
+    m = p["machine"]
+    tiles = {t: v for t, v in p["tiles"].items() if not spills(t, m)}
+    seconds = {t: estimate(t, p["e"], m, v["resident"], v["registers"], **constants) for t, v in tiles.items()}
     ranked = sorted(tiles, key=lambda t: (seconds[t], -t[5]))  # sgemm_ahead: ties to the padded one
     listed = []
     for t in ranked:
@@ -112,34 +130,53 @@ def replay(p, store_share):
     return tiles[ranked[0]]["rate"] / p["best"], max(tiles[t]["rate"] for t in listed) / p["best"]
 
 
-def summary(group, store_share):
-    ratios = [replay(p, store_share) for p in group]
+def summary(group, constants):
+    ratios = [replay(p, constants) for p in group]
     picks, lists = [r[0] for r in ratios], [r[1] for r in ratios]
     return (f"{len(group)} products; pick worst {min(picks):.3f}, {sum(v >= 0.9 for v in picks)} at 0.90 or better; "
             f"list worst {min(lists):.3f}, {sum(v >= 0.97 for v in lists)} at 0.97 or better"), ratios
 
 
+def option(argv, name, default):
+    return float(argv[argv.index(name) + 1]) if name in argv else default
+
+
 def main(argv):
-    share = float(argv[argv.index("--store-share") + 1]) if "--store-share" in argv else STORE_SHARE
+    constants = dict(store_share=option(argv, "--store-share", STORE_SHARE),
+                     issue_share=option(argv, "--issue-share", ISSUE_SHARE),
+                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS))
     paths = [a for a in argv if a.endswith(".csv")]
     if not paths:
         sys.exit(__doc__)
     files = {path: products(path) for path in paths}
     for path, group in files.items():
-        text, ratios = summary(group, share)
-        print(f"{path} (store share {share}): {text}")
+        text, ratios = summary(group, constants)
+        print(f"{path} ({', '.join(f'{k} {v}' for k, v in constants.items())}): {text}")
         for p, (pick, listed) in zip(group, ratios):
             print(f"  {p['name']:16} pick {pick:.3f} list {listed:.3f}")
     if "--fit" in argv:
         grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0]
         for path, group in files.items():
             # The share that gives this file's best worst pick, then the most picks at 0.90 (the smallest such).
-            score = {s: (min(r[0] for r in summary(group, s)[1]), sum(r[0] >= 0.9 for r in summary(group, s)[1])) for s in grid}
-            fitted = max(grid, key=lambda s: (score[s][1], score[s][0]))
+            results = {s: summary(group, dict(constants, store_share=s))[1] for s in grid}
+            score = {s: (sum(r[0] >= 0.9 for r in results[s]), min(r[0] for r in results[s])) for s in grid}
+            fitted = max(grid, key=lambda s: score[s])
             print(f"fitted on {path}: store share {fitted}")
             for other, held in files.items():
                 if other != path:
-                    print(f"  held out {other}: {summary(held, fitted)[0]}")
+                    print(f"  held out {other}: {summary(held, dict(constants, store_share=fitted))[0]}")
+    if "--grid" in argv:
+        shares, trips = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [1, 1.5, 2, 2.5, 3, 4, 5]
+        for path, group in files.items():
+            print(f"{path}: picks at 0.90 or better / worst pick / worst list; rows capped trips, columns issue share")
+            print("      " + " ".join(f"{r:>14}" for r in shares))
+            for n in trips:
+                cells = []
+                for r in shares:
+                    ratios = summary(group, dict(constants, issue_share=r, capped_trips=n))[1]
+                    picks, lists = [x[0] for x in ratios], [x[1] for x in ratios]
+                    cells.append(f"{sum(v >= 0.9 for v in picks)}/{min(picks):.2f}/{min(lists):.2f}")
+                print(f"{n:>5} " + " ".join(f"{c:>14}" for c in cells))
 
 
 if __name__ == "__main__":
