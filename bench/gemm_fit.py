@@ -6,14 +6,15 @@ model's best 8, one per block tile and depth), each at the rate timed at the hel
 configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
 kernel, at the helper's carveout).
 
-    bench/gemm_fit.py FILE.csv... [--store-share S] [--issue-share R] [--capped-trips N] [--fit] [--grid]
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-trips N] [--larger] [--fit] [--grid]
 
---store-share, --issue-share and --capped-trips replay other values of the model's fitted constants
-(kSgemmStoreShare, kSgemmWarpIssueShare, kSgemmCappedL2Trips); --fit sweeps the store share on each file and
-reports the value each file picks and what that value gives on the other files (fitted on one, held out on the
-others); --grid prints, per file, the picks at 0.90 or better and the worst pick and list over a grid of the
-issue share and the capped trips. The machine is the stored profile of the card a file's name holds (h200,
-else h100: generated/nvidia-<card>).
+--store-share and --capped-trips replay other values of the model's fitted constants (kSgemmStoreShare,
+kSgemmCappedL2Trips); --larger takes a round's step as the larger of the SM's busy time and one block's chain
+instead of their sum (the model before); --fit sweeps the store share on each file and reports the value each
+file picks and what that value gives on the other files (fitted on one, held out on the others); --grid prints,
+for all files together, the picks at 0.90 or better and the worst pick and list over the capped trips, with a
+step's sum and its larger. The machine is the stored profile of the card a file's name holds (h200, else h100:
+generated/nvidia-<card>).
 """
 import csv
 import sys
@@ -24,7 +25,7 @@ H100 = dict(sm_count=132, clock=1.98e9, fma=128, issue=4, shared_bw=328782557200
             dram_bw=3145133283888, l2_bytes=52428800, l2_lat=493, regs=65536, banks=32, bank_bytes=4, warp=32)
 H200 = dict(H100, shared_bw=32862172434878, l2_bw=9192767687720, dram_bw=4507347640578, l2_bytes=62914560)
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
-ISSUE_SHARE, CAPPED_TRIPS = 0.7, 3
+CAPPED_TRIPS = 3
 
 
 def cdiv(a, b):
@@ -64,8 +65,7 @@ def spills(tile, m):
     return want > budget(tile, m)
 
 
-def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, issue_share=ISSUE_SHARE,
-             capped_trips=CAPPED_TRIPS):
+def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_trips=CAPPED_TRIPS, larger=False):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
     M, N, K = e
@@ -84,10 +84,10 @@ def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, issue_sha
     l2 = elements * 4 / (m["l2_bw"] / m["sm_count"]) * clock
     busy = max(instructions / m["issue"], fma_cycles, shared, l2)
     trips = capped_trips if registers >= budget(tile, m) else 1
-    chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / (min(warps, m["issue"]) * issue_share), fma_cycles)
+    chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
 
     def round_seconds(r):
-        return steps * max(r * busy, chain) / clock + r * bm * bn * 4 / (m["l2_bw"] / m["sm_count"])
+        return steps * (max(r * busy, chain) if larger else r * busy + chain) / clock + r * bm * bn * 4 / (m["l2_bw"] / m["sm_count"])
 
     per_sm = cdiv(cdiv(M, bm) * cdiv(N, bn), m["sm_count"])
     full, rest = divmod(per_sm, resident)
@@ -143,8 +143,7 @@ def option(argv, name, default):
 
 def main(argv):
     constants = dict(store_share=option(argv, "--store-share", STORE_SHARE),
-                     issue_share=option(argv, "--issue-share", ISSUE_SHARE),
-                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS))
+                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS), larger="--larger" in argv)
     paths = [a for a in argv if a.endswith(".csv")]
     if not paths:
         sys.exit(__doc__)
@@ -166,18 +165,15 @@ def main(argv):
                 if other != path:
                     print(f"  held out {other}: {summary(held, dict(constants, store_share=fitted))[0]}")
     if "--grid" in argv:
-        shares, trips = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [1, 1.5, 2, 2.5, 3, 4, 5]
-        for path, group in files.items():
-            print(f"{path}: picks at 0.90 or better / worst pick / worst list; rows capped trips, columns issue share")
-            print("      " + " ".join(f"{r:>14}" for r in shares))
-            for n in trips:
-                cells = []
-                for r in shares:
-                    ratios = summary(group, dict(constants, issue_share=r, capped_trips=n))[1]
-                    picks, lists = [x[0] for x in ratios], [x[1] for x in ratios]
-                    cells.append(f"{sum(v >= 0.9 for v in picks)}/{min(picks):.2f}/{min(lists):.2f}")
-                print(f"{n:>5} " + " ".join(f"{c:>14}" for c in cells))
-
+        everything = [p for group in files.values() for p in group]
+        print(f"{len(everything)} products: picks at 0.90 or better / worst pick / worst list")
+        for n in [1, 1.5, 2, 2.5, 3, 4, 5]:
+            cells = []
+            for larger in (False, True):
+                ratios = summary(everything, dict(constants, capped_trips=n, larger=larger))[1]
+                picks, lists = [x[0] for x in ratios], [x[1] for x in ratios]
+                cells.append(f"{'larger' if larger else 'sum'} {sum(v >= 0.9 for v in picks)}/{min(picks):.2f}/{min(lists):.2f}")
+            print(f"  capped trips {n:>3}: " + "   ".join(cells))
 
 if __name__ == "__main__":
     main(sys.argv[1:])

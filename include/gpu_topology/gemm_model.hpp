@@ -203,28 +203,23 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // instructions on the schedulers it has warps for), whichever is longer. The busiest SM runs its
 // blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
 // of blocks where it does not fit L2), and C's stores take the L2 after that. The constants are the
-// architecture's and the profile's facts, these counts and three fitted ones (a share, a rate, a count):
+// architecture's and the profile's facts, these counts and two fitted ones (a share and a count):
 //  - Cycles a barrier costs a block, twice a k-step.
 inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 //  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
 //    brings costs a global load, a shared store and its bounds test; and the loop.
 inline constexpr std::uint32_t kSgemmInstructionsPerElement = 3;
 inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
-//  - One fitted constant: the share of the L2's read bandwidth that partial-sector stores of C get.
+//  - Fitted: the share of the L2's read bandwidth that partial-sector stores of C get.
 //    Fitted on an H100's searches (bench/gemm_fit.py): where k is small (23 to 147) C's stores take
 //    most of the time, at 65-82 G sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list hold for 0.2
 //    to 0.5 on both sets of products.
 inline constexpr double kSgemmStoreShare = 0.3;
-//  - Fitted: the instructions a warp issues a clock on its own, in a block's chain (its FMAs wait on
-//    their operands' shared-memory loads and on register banks; other blocks' warps fill the gaps,
-//    which the SM's busy time counts). Fitted with the next on an H200's searches of 8 products
-//    (bench/gemm_fit.py): 0.4 to 0.9 pick alike; 1 does not (it takes a 128x128 tile of 8 warps on a
-//    product 128 wide, 0.75 of the best).
-inline constexpr double kSgemmWarpIssueShare = 0.7;
 //  - Fitted: the L2 round trips a step of a kernel takes when it has every register its launch
 //    bounds allow (the compiler then cannot keep a step's slice loads in flight together): such
 //    kernels ran at 0.69-0.74 of the best where few blocks share an SM (32x32x32 at 128 registers on
-//    a 21-row product, 64x64x8 8x8 at 128 on one of 929 rows). 2.5 and more pick alike.
+//    a 21-row product, 64x64x8 8x8 at 128 on one of 929 rows). Fitted on an H200's searches of 16
+//    products (bench/gemm_fit.py --grid): 2 and more pick alike.
 inline constexpr double kSgemmCappedL2Trips = 3;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
@@ -318,19 +313,21 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     const double l2_bytes = elements * sizeof(float);
     const double l2_seconds = m.l2_bandwidth == 0 ? 0.0 : l2_bytes / (double(m.l2_bandwidth) / m.sm_count);
     const double issue = m.issue_per_sm_clock == 0 ? 1.0 : double(m.issue_per_sm_clock);
-    const double own_issue = (double(warps) < issue ? double(warps) : issue) * kSgemmWarpIssueShare;
+    const double own_issue = double(warps) < issue ? double(warps) : issue;
     const bool capped = out.registers >= sgemm_register_budget(t, m.registers_per_sm);
     const double chain = (capped ? kSgemmCappedL2Trips : 1.0) * m.l2_latency_cycles + 2.0 * kSgemmBarrierCycles +
                          detail::larger(instructions / own_issue, fma_cycles);
     const double block_busy = detail::larger(detail::larger(instructions / issue, fma_cycles),
                                              detail::larger(shared_cycles * shared_scale, l2_seconds * clock));
     const double c_bytes = double(t.block_m) * t.block_n * sizeof(float) * (reads_c ? 2 : 1);
-    // A round of r blocks side by side on an SM: each step the SM is busy with r blocks' work, or
-    // waits on one block's own chain, whichever is longer; then each block reads (beta != 0) and
-    // writes its tile of C.
+    // A round of r blocks side by side on an SM: each step the SM is busy with r blocks' work and
+    // waits on one block's own chain, the two added: the kernel stages its slices without double
+    // buffering, and the searches fit a sum better than the larger of the two (on an H200's 16
+    // products, bench/gemm_fit.py --grid: 15 picks at 0.90 or better against 12, worst 0.82 against 0.65);
+    // then each block reads (beta != 0) and writes its tile of C.
     const auto round_seconds = [&](double r) {
         const double epilogue = m.l2_bandwidth == 0 ? 0.0 : r * c_bytes / (double(m.l2_bandwidth) / m.sm_count);
-        return steps * detail::larger(r * block_busy, chain) / clock + epilogue;
+        return steps * (r * block_busy + chain) / clock + epilogue;
     };
     // The busiest SM's blocks: full rounds of the resident blocks, then the rest side by side, with
     // the SM's resources shared among fewer (a product of 4 blocks an SM, 3 resident, takes one full
