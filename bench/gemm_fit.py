@@ -10,7 +10,7 @@ kernel, at the helper's carveout).
 
 --store-share and --capped-trips replay other values of the model's fitted constants (kSgemmStoreShare,
 kSgemmCappedL2Trips); --larger takes a round's step as the larger of the SM's busy time and one block's chain
-instead of their sum (the model before); --fit sweeps the store share on each file and reports the value each
+instead of their sum (with --capped-trips 1, the model before 2026-11-27); --fit sweeps the store share on each file and reports the value each
 file picks and what that value gives on the other files (fitted on one, held out on the others); --grid prints,
 for all files together, the picks at 0.90 or better and the worst pick and list over the capped trips, with a
 step's sum and its larger. The machine is the stored profile of the card a file's name holds (h200, else h100:
@@ -156,7 +156,7 @@ def main(argv):
     if "--fit" in argv:
         grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0]
         for path, group in files.items():
-            # The share that gives this file's best worst pick, then the most picks at 0.90 (the smallest such).
+            # The share that gives this file the most picks at 0.90, then the best worst pick (the first such).
             results = {s: summary(group, dict(constants, store_share=s))[1] for s in grid}
             score = {s: (sum(r[0] >= 0.9 for r in results[s]), min(r[0] for r in results[s])) for s in grid}
             fitted = max(grid, key=lambda s: score[s])
@@ -174,6 +174,7 @@ def main(argv):
                 picks, lists = [x[0] for x in ratios], [x[1] for x in ratios]
                 cells.append(f"{'larger' if larger else 'sum'} {sum(v >= 0.9 for v in picks)}/{min(picks):.2f}/{min(lists):.2f}")
             print(f"  capped trips {n:>3}: " + "   ".join(cells))
+
 
 if __name__ == "__main__":
     main(sys.argv[1:])

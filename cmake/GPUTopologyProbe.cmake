@@ -503,6 +503,32 @@ function(_gpu_topology_probe_wanted_stamp)
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
+# What a compiler identification caches besides the files of CMakeFiles/<version>/ (the
+# executable format, which install's RPATH editing needs, and the binary tools it found:
+# strip for `cmake --install --strip`, ar and ranlib): a tree that takes another's checks
+# takes these too. RESULT: those of this project's cache, as NAME:TYPE; with FROM (a
+# CMakeCache.txt), those of that file as -DNAME:TYPE=VALUE.
+function(_gpu_topology_identification_cache)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "FROM;RESULT" "")
+  set(found "")
+  foreach(entry CMAKE_EXECUTABLE_FORMAT:INTERNAL CMAKE_UNAME:INTERNAL CMAKE_AR:FILEPATH CMAKE_RANLIB:FILEPATH
+                CMAKE_LINKER:FILEPATH CMAKE_NM:FILEPATH CMAKE_OBJCOPY:FILEPATH CMAKE_OBJDUMP:FILEPATH
+                CMAKE_READELF:FILEPATH CMAKE_STRIP:FILEPATH CMAKE_ADDR2LINE:FILEPATH CMAKE_DLLTOOL:FILEPATH
+                CMAKE_CXX_COMPILER_AR:FILEPATH CMAKE_CXX_COMPILER_RANLIB:FILEPATH
+                CMAKE_CUDA_COMPILER_AR:FILEPATH CMAKE_CUDA_COMPILER_RANLIB:FILEPATH)
+    string(REGEX MATCH "^[^:]+" name "${entry}")
+    if(DEFINED ARG_FROM)
+      file(STRINGS "${ARG_FROM}" line REGEX "^${entry}=" LIMIT_COUNT 1)
+      if(NOT line STREQUAL "")
+        list(APPEND found "-D${line}")
+      endif()
+    elseif(DEFINED CACHE{${name}})
+      list(APPEND found "${entry}")
+    endif()
+  endforeach()
+  set(${ARG_RESULT} "${found}" PARENT_SCOPE)
+endfunction()
+
 # Gives the nested configure in BUILD_DIR (configured with ARGUMENTS) this project's
 # compiler checks, so that it does not run them again: CMake keeps what it found of the
 # system and of each compiler in CMakeFiles/<version>/, and a tree whose platform is
@@ -513,7 +539,7 @@ endfunction()
 # from (CXXFLAGS, CUDAFLAGS) and the compiler is not newer than the checks; none when
 # cross-compiling or under a toolchain file, which the nested configure does not get.
 # For CUDA that is 3 s of a first configure on a 16-core GPU machine, 7 s on two cores.
-# RESULT: the argument that makes the nested configure load them, or nothing.
+# RESULT: the arguments that make the nested configure load them, or nothing.
 function(_gpu_topology_seed_compiler_checks)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "ARGUMENTS")
   set(${ARG_RESULT} "")
@@ -565,10 +591,13 @@ function(_gpu_topology_seed_compiler_checks)
   endforeach()
   if(NOT seeds STREQUAL "")
     file(COPY "${from}/CMakeSystem.cmake" ${seeds} DESTINATION "${ARG_BUILD_DIR}/CMakeFiles/${CMAKE_VERSION}")
-    set(${ARG_RESULT} -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1)
-    if(DEFINED CACHE{CMAKE_EXECUTABLE_FORMAT})  # the identification caches it (ELF: RPATHs are edited, not relinked)
-      list(APPEND ${ARG_RESULT} "-DCMAKE_EXECUTABLE_FORMAT:INTERNAL=$CACHE{CMAKE_EXECUTABLE_FORMAT}")
-    endif()
+    # Tools the configure itself does not read (strip) would each draw an "unused" warning.
+    set(${ARG_RESULT} -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 --no-warn-unused-cli)
+    _gpu_topology_identification_cache(RESULT found)
+    foreach(entry IN LISTS found)
+      string(REGEX MATCH "^[^:]+" name "${entry}")
+      list(APPEND ${ARG_RESULT} "-D${entry}=$CACHE{${name}}")
+    endforeach()
   endif()
   return(PROPAGATE ${ARG_RESULT})
 endfunction()

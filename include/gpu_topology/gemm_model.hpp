@@ -199,9 +199,9 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // the same panels), waits at a barrier, then each warp issues its fused multiply-adds and the
 // shared-memory loads of its operands. An SM runs its resident blocks' steps side by side: a step
 // takes what the SM's busiest resource (instruction issue, FMA pipes, shared memory, its share of L2)
-// needs for all of them, or one block's own chain (the L2 load's latency and its barrier, then its
-// instructions on the schedulers it has warps for), whichever is longer. The busiest SM runs its
-// blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
+// needs for all of them, and one block's own chain (the L2 load's latency and its barrier, then its
+// instructions on the schedulers it has warps for), the two added (an empirical fit, below). The
+// busiest SM runs its blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
 // of blocks where it does not fit L2), and C's stores take the L2 after that. The constants are the
 // architecture's and the profile's facts, these counts and two fitted ones (a share and a count):
 //  - Cycles a barrier costs a block, twice a k-step.
@@ -211,15 +211,19 @@ inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 inline constexpr std::uint32_t kSgemmInstructionsPerElement = 3;
 inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
 //  - Fitted: the share of the L2's read bandwidth that partial-sector stores of C get.
-//    Fitted on an H100's searches (bench/gemm_fit.py): where k is small (23 to 147) C's stores take
-//    most of the time, at 65-82 G sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list hold for 0.2
-//    to 0.5 on both sets of products.
+//    Fitted on an H100's searches (bench/gemm_fit.py, with the model of then, a step's larger and no
+//    capped trips): where k is small (23 to 147) C's stores take most of the time, at 65-82 G
+//    sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list held for 0.2 to 0.5 on both sets of
+//    products. With the model now, on the H200's 16 products, 0.3 to 0.5 pick alike (0.2: one fewer).
 inline constexpr double kSgemmStoreShare = 0.3;
 //  - Fitted: the L2 round trips a step of a kernel takes when it has every register its launch
-//    bounds allow (the compiler then cannot keep a step's slice loads in flight together): such
-//    kernels ran at 0.69-0.74 of the best where few blocks share an SM (32x32x32 at 128 registers on
-//    a 21-row product, 64x64x8 8x8 at 128 on one of 929 rows). Fitted on an H200's searches of 16
-//    products (bench/gemm_fit.py --grid): 2 and more pick alike.
+//    bounds allow (the compiler then cannot keep a step's slice loads in flight together, we
+//    suppose): the two picks that missed most on an H200's searches were such kernels where each
+//    SM had few blocks to run, at 0.69 and 0.74 of the best (32x32x32 at 128 registers on a product
+//    21 rows high, 64x64x8 8x8 at 128 on one of 929 rows); where SMs run many blocks they do well.
+//    Fitted on an H200's searches of 16 products (bench/gemm_fit.py --grid): 2 and more pick alike.
+//    Only registers the program knows (sgemm_known_registers) show a kernel at its budget: the
+//    estimate (sgemm_registers) falls short of the compiler's count for the deeper slices.
 inline constexpr double kSgemmCappedL2Trips = 3;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
@@ -321,10 +325,11 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
                                              detail::larger(shared_cycles * shared_scale, l2_seconds * clock));
     const double c_bytes = double(t.block_m) * t.block_n * sizeof(float) * (reads_c ? 2 : 1);
     // A round of r blocks side by side on an SM: each step the SM is busy with r blocks' work and
-    // waits on one block's own chain, the two added: the kernel stages its slices without double
-    // buffering, and the searches fit a sum better than the larger of the two (on an H200's 16
-    // products, bench/gemm_fit.py --grid: 15 picks at 0.90 or better against 12, worst 0.82 against 0.65);
-    // then each block reads (beta != 0) and writes its tile of C.
+    // waits on one block's own chain, the two added. An empirical fit: the kernel stages its slices
+    // without double buffering, so a block's wait is not hidden by its own work, though other blocks
+    // would hide some of it; the searches fit the sum better than the larger of the two (an H200's 16
+    // products, bench/gemm_fit.py --grid: 15 picks at 0.90 or better against 12, worst 0.82 against
+    // 0.65). Then each block reads (beta != 0) and writes its tile of C.
     const auto round_seconds = [&](double r) {
         const double epilogue = m.l2_bandwidth == 0 ? 0.0 : r * c_bytes / (double(m.l2_bandwidth) / m.sm_count);
         return steps * (r * block_busy + chain) / clock + epilogue;
@@ -423,7 +428,8 @@ GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool r
 
 // ---- A short list to time ------------------------------------------------------------
 // The model ranks configurations apart from what they run at: on an H100's searches of 24 products
-// (bench/gemm_fit.py) its pick ran at 0.68-0.97 of the best. A program that can afford a few timed
+// (bench/gemm_fit.py, the model of then) its pick ran at 0.68-0.97 of the best; on products drawn
+// after the last change, 0.82-1.00 (docs/records/shared-tiling.md). A program that can afford a few timed
 // launches times this list on its own matrices and keeps the fastest: the model's best
 // kSgemmShortlistLength configurations, one of each block tile and depth (its paddings differ only in
 // the A slice's layout, whose conflicts the model counts: the list takes the one it ranks first, the

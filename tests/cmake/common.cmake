@@ -9,33 +9,37 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(stored "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
 
-# A consumer's first configure (a cmake command line with -B and a tree not configured yet)
-# takes the compiler checks of the package's own build, as CMake's try_compile projects take
-# their parent's: the scenarios test the package, not CMake's compiler identification (about
-# 0.5 s a C++ configure and 5 s a CUDA one on two cores). Only where the command names no other
-# compiler or toolchain; never CUDA's, whose identification also caches the default architectures
-# a CUDA project needs. A scenario that shows a user's first configure as it is sets `seed_checks`
-# to OFF (minimal, native_arch's first).
-# `command_var`: the command line, the seed's definition appended where it takes one.
+# A consumer's first configure (a cmake command line with -S and -B, and a tree not configured
+# yet) takes the compiler checks of the package's own build, as CMake's try_compile projects take
+# their parent's, and what the identification caches besides (the package's nested configure does
+# the same): the scenarios test the package, not CMake's compiler identification (about 0.5 s a C++
+# configure and 5 s a CUDA one on two cores). Only where the command names no other compiler,
+# flags, toolchain or initial cache; never CUDA's checks, whose identification also caches the
+# default architectures a CUDA project needs. A scenario that shows a user's first configure as it
+# is sets `seed_checks` to OFF (minimal, native_arch's first).
+# `command_var`: the command line, with the seed's definitions appended where it takes them.
+include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
 set(seed_checks ON)
 set(package_checks "${PACKAGE_BUILD}/CMakeFiles/${CMAKE_VERSION}")
 function(seed_compiler_checks command_var)
   set(command ${${command_var}})
   list(FIND command "-B" at)
-  if(NOT seed_checks OR at EQUAL -1 OR NOT EXISTS "${package_checks}/CMakeCXXCompiler.cmake"
-     OR command MATCHES "-DCMAKE_(CXX_COMPILER|TOOLCHAIN_FILE)=")
+  list(LENGTH command count)
+  math(EXPR at "${at} + 1")
+  if(NOT seed_checks OR at EQUAL 0 OR at GREATER_EQUAL count OR NOT "-S" IN_LIST command
+     OR NOT "${CMAKE_COMMAND}" IN_LIST command OR NOT EXISTS "${package_checks}/CMakeCXXCompiler.cmake"
+     OR command MATCHES "(^|;)(-D[ ;]*CMAKE_(CXX_COMPILER|CXX_FLAGS|TOOLCHAIN_FILE)[:=]|--toolchain|-C;|CXX(FLAGS)?=)")
     return()
   endif()
-  math(EXPR at "${at} + 1")
   list(GET command ${at} build)
   if(EXISTS "${build}/CMakeCache.txt")
     return()
   endif()
   file(COPY "${package_checks}/CMakeSystem.cmake" "${package_checks}/CMakeCXXCompiler.cmake"
        DESTINATION "${build}/CMakeFiles/${CMAKE_VERSION}")
-  # The identification also caches the executable format (ELF), which install's RPATH editing needs.
-  file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" format REGEX "^CMAKE_EXECUTABLE_FORMAT:INTERNAL=")
-  list(APPEND command -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 -D${format})
+  _gpu_topology_identification_cache(FROM "${PACKAGE_BUILD}/CMakeCache.txt" RESULT identified)
+  file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" compiler REGEX "^CMAKE_CXX_COMPILER:[A-Z]+=" LIMIT_COUNT 1)
+  list(APPEND command -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 --no-warn-unused-cli "-D${compiler}" ${identified})
   set(${command_var} ${command} PARENT_SCOPE)
 endfunction()
 
@@ -247,7 +251,6 @@ endfunction()
 # leaves; with one, they take the real GPU's lock, the one every configure of this user takes,
 # and a cache of their own, so that they measure and build.
 macro(skip_without_gpu)
-  include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
   _gpu_topology_gpus_here(PREFIX here)
   if(NOT here_NO_GPU STREQUAL "")
     message("GPU_TOPOLOGY_SKIPPED: ${here_NO_GPU}")

@@ -42,11 +42,15 @@ endif()
 # The probe's configure took the consumer's CUDA compiler checks instead of running its own.
 file(READ "${WORK}/build/_gpu_topology/probe-measure-configure.log" nested_log)
 expect_not_in("${nested_log}" "The CUDA compiler identification" "Detecting CUDA compiler ABI info")
-# And what the identification caches besides: the executable format, which install's RPATH editing needs.
-file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" format REGEX "^CMAKE_EXECUTABLE_FORMAT:")
-if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux" AND NOT format STREQUAL "CMAKE_EXECUTABLE_FORMAT:INTERNAL=ELF")
-  message(FATAL_ERROR "the seeded probe tree does not know its executable format: '${format}'")
-endif()
+# And what the identification caches besides, as the consumer's tree has it: the executable
+# format (install's RPATH editing), strip (`cmake --install --strip`), ar.
+foreach(entry CMAKE_EXECUTABLE_FORMAT CMAKE_STRIP CMAKE_AR)
+  file(STRINGS "${WORK}/build/CMakeCache.txt" consumer REGEX "^${entry}:")
+  file(STRINGS "${WORK}/build/_gpu_topology/probe-measure/CMakeCache.txt" nested REGEX "^${entry}:")
+  if(consumer STREQUAL "" OR NOT nested STREQUAL consumer)
+    message(FATAL_ERROR "the seeded probe tree has '${nested}' where the consumer's has '${consumer}'")
+  endif()
+endforeach()
 # The README's second configure: nothing configured or built again, a few lines.
 file(TIMESTAMP "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-configured.stamp" stamp_before "%s")
 file(REMOVE "${WORK}/make.log")
