@@ -201,9 +201,10 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // takes what the SM's busiest resource (instruction issue, FMA pipes, shared memory, its share of L2)
 // needs for all of them, and one block's own chain (the L2 load's latency and its barrier, then its
 // instructions on the schedulers it has warps for), the two added (an empirical fit, below). The
-// busiest SM runs its blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B again for each row
-// of blocks where it does not fit L2), and C's stores take the L2 after that. The constants are the
-// architecture's and the profile's facts, these counts and two fitted ones (a share and a count):
+// busiest SM runs its blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B
+// again for each row of blocks where it does not fit L2), and C's stores take the L2 after that. The
+// constants are the architecture's and the profile's facts, these counts and two fitted ones (a share
+// and a count):
 //  - Cycles a barrier costs a block, twice a k-step.
 inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 //  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
@@ -214,7 +215,7 @@ inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
 //    Fitted on an H100's searches (bench/gemm_fit.py, with the model of then, a step's larger and no
 //    capped trips): where k is small (23 to 147) C's stores take most of the time, at 65-82 G
 //    sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list held for 0.2 to 0.5 on both sets of
-//    products. With the model now, on the H200's 16 products, 0.3 to 0.5 pick alike (0.2: one fewer).
+//    products. With the model now, on the H200's 16 products, 0.25 to 0.7 pick alike (0.2: one fewer).
 inline constexpr double kSgemmStoreShare = 0.3;
 //  - Fitted: the L2 round trips a step of a kernel takes when it has every register its launch
 //    bounds allow (the compiler then cannot keep a step's slice loads in flight together, we
@@ -429,8 +430,8 @@ GPU_TOPOLOGY_HD constexpr sgemm_config choose_sgemm(const gemm_extent& e, bool r
 // ---- A short list to time ------------------------------------------------------------
 // The model ranks configurations apart from what they run at: on an H100's searches of 24 products
 // (bench/gemm_fit.py, the model of then) its pick ran at 0.68-0.97 of the best; on products drawn
-// after the last change, 0.82-1.00 (docs/records/shared-tiling.md). A program that can afford a few timed
-// launches times this list on its own matrices and keeps the fastest: the model's best
+// after the last change, 0.82-1.00 (docs/records/shared-tiling.md). A program that can afford a few
+// timed launches times this list on its own matrices and keeps the fastest: the model's best
 // kSgemmShortlistLength configurations, one of each block tile and depth (its paddings differ only in
 // the A slice's layout, whose conflicts the model counts: the list takes the one it ranks first, the
 // padded one where they tie), the chooser's pick first. The space without spilling tiles holds 11 block
