@@ -6,10 +6,10 @@ model's best 8, one per block tile and depth), each at the rate timed at the hel
 configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
 kernel, at the helper's carveout).
 
-    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-trips N] [--larger] [--fit] [--grid]
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-trips N] [--run-bytes B] [--larger] [--fit] [--grid]
 
---store-share and --capped-trips replay other values of the model's fitted constants (kSgemmStoreShare,
-kSgemmCappedL2Trips); --larger takes a round's step as the larger of the SM's busy time and one block's chain
+--store-share, --capped-trips and --run-bytes replay other values of the model's fitted constants
+(kSgemmStoreShare, kSgemmCappedL2Trips, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without runs); --larger takes a round's step as the larger of the SM's busy time and one block's chain
 instead of their sum (with --capped-trips 1, the model before 2026-11-27); --fit sweeps the store share on each file and reports the value each
 file picks and what that value gives on the other files (fitted on one, held out on the others); --grid prints,
 for all files together, the picks at 0.90 or better and the worst pick and list over the capped trips, with a
@@ -26,6 +26,7 @@ H100 = dict(sm_count=132, clock=1.98e9, fma=128, issue=4, shared_bw=328782557200
 H200 = dict(H100, shared_bw=32862172434878, l2_bw=9192767687720, dram_bw=4507347640578, l2_bytes=62914560)
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
 CAPPED_TRIPS = 3
+RUN_BYTES = 192
 
 
 def cdiv(a, b):
@@ -65,7 +66,8 @@ def spills(tile, m):
     return want > budget(tile, m)
 
 
-def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_trips=CAPPED_TRIPS, larger=False):
+def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_trips=CAPPED_TRIPS, larger=False,
+             run_bytes=RUN_BYTES):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
     M, N, K = e
@@ -81,7 +83,7 @@ def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_tr
     stores = bk * bm / threads * wavefronts(4, m, lambda i: ((i % bk) * (bm + pad) + i // bk) * 4) + \
         bk * bn / threads * wavefronts(4, m, lambda i: i * 4)
     shared = warps * (bk * loads + stores) * m["banks"] * m["bank_bytes"] / (m["shared_bw"] / (m["sm_count"] * clock))
-    l2 = elements * 4 / (m["l2_bw"] / m["sm_count"]) * clock
+    l2 = (elements * 4 + (bm + bk) * run_bytes) / (m["l2_bw"] / m["sm_count"]) * clock
     busy = max(instructions / m["issue"], fma_cycles, shared, l2)
     trips = capped_trips if registers >= budget(tile, m) else 1
     chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
@@ -143,7 +145,8 @@ def option(argv, name, default):
 
 def main(argv):
     constants = dict(store_share=option(argv, "--store-share", STORE_SHARE),
-                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS), larger="--larger" in argv)
+                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS), larger="--larger" in argv,
+                     run_bytes=option(argv, "--run-bytes", RUN_BYTES))
     paths = [a for a in argv if a.endswith(".csv")]
     if not paths:
         sys.exit(__doc__)

@@ -31,7 +31,8 @@ PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPer
                   kStencilLevelOverlapNorm="norm", kStencilZHaloRowShare="z_halo_row_share",
                   kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles",
                   kStencilLatencyShare="latency_share", kStencilL1Overcommit="l1_overcommit",
-                  kStencilShortlistOccupancies="shortlist_occupancies")
+                  kStencilShortlistOccupancies="shortlist_occupancies", kStencilZHaloDropPerLoad="z_halo_drop",
+                  kStencilIdleRisePerLoad="idle_rise")
 
 
 def header_parameters(path="include/gpu_topology/stencil_model.hpp"):
@@ -84,6 +85,10 @@ def seconds_per_update(b, g, m, P):
     cells = tx * ty * tz
     core_row = lambda wide: 2 * up(r * s, m["sector"]) + up(wide * s, m["sector"])
     per_sm = m.get("resident", m["tps"]) // (x * y * z)
+    resident = per_sm * x * y * z
+    load = m["tps"] / resident - 1 if 0 < resident < m["tps"] else 0.0  # the latency load
+    z_halo_share = min(1.0, max(0.0, P["z_halo_row_share"] - P["z_halo_drop"] * load))
+    idle_share = min(1.0, max(0.0, P["idle_thread_share"] + P["idle_rise"] * load))
     loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
     footprint, l1_room = per_sm * loaded, P["l1_overcommit"] * m["l1"]
     lost_share = 1 - l1_room / footprint if footprint > l1_room else 0.0
@@ -107,7 +112,7 @@ def seconds_per_update(b, g, m, P):
         for wy, ny in axis_parts(g[1], ty):
             for wz, nz in axis_parts(g[2], tz):
                 tiles, points = nx * ny * nz, wx * wy * wz
-                l2_loads = wy * wz * run + 2 * r * face_row * (wz + P["z_halo_row_share"] * wy)
+                l2_loads = wy * wz * run + 2 * r * face_row * (wz + z_halo_share * wy)
                 l2_tile = l2_loads + points * s
                 dram_tile = 2 * points * s + reloaded_y * 2 * r * wx * wz * s + reloaded_z * 2 * r * wx * wy * s
                 l1 += tiles * (loads + 1) * wy * wz * row_lines(wx) * m["line"]
@@ -118,9 +123,8 @@ def seconds_per_update(b, g, m, P):
     l2 += lost_share * reused  # the reuse an overrun L1 loses
     l1, l2, dram = l1 / points / m["l1bw"], l2 / points / m["l2bw"], dram / points / m["drambw"]
     n = P["norm"]
-    idle = 1 + P["idle_thread_share"] * (row_x * row_y * row_z / points - 1)
-    resident = per_sm * x * y * z
-    occupancy = 1 + P["latency_share"] * (m["tps"] / resident - 1) if 0 < resident < m["tps"] else 1.0
+    idle = 1 + idle_share * (row_x * row_y * row_z / points - 1)
+    occupancy = 1 + P["latency_share"] * load
     return idle * (l1 ** n + l2 ** n + dram ** n) ** (1 / n) * occupancy
 
 

@@ -203,8 +203,8 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // instructions on the schedulers it has warps for), the two added (an empirical fit, below). The
 // busiest SM runs its blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B
 // again for each row of blocks where it does not fit L2), and C's stores take the L2 after that. The
-// constants are the architecture's and the profile's facts, these counts and two fitted ones (a share
-// and a count):
+// constants are the architecture's and the profile's facts, these counts and three fitted ones (a share,
+// a count and a run's cost):
 //  - Cycles a barrier costs a block, twice a k-step.
 inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 //  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
@@ -226,6 +226,17 @@ inline constexpr double kSgemmStoreShare = 0.3;
 //    Only registers the program knows (sgemm_known_registers) show a kernel at its budget: the
 //    estimate (sgemm_registers) falls short of the compiler's count for the deeper slices.
 inline constexpr double kSgemmCappedL2Trips = 3;
+//  - Fitted: each run of consecutive addresses a step's slices load (a row of A's slice, block_k
+//    floats; a row of B's, block_n) costs the L2 as much as this many more bytes, as in the stencil
+//    model (kStencilL2BytesPerRun, 192, fitted there on stencil searches): a 128x64 block tile loads
+//    136 runs a step where 64x128 loads 72, for the same bytes, and 64x128 ran up to 1.14 times as
+//    fast on every large square product where the model, blind to runs, ranked them alike. On the 32
+//    products of three searches (an H200's 16 in tests/data/h200_gemm_searches.csv, 8 on an H100 and
+//    8 on an H200; bench/gemm_fit.py --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better
+//    against 27 without, worst 0.852 against 0.824; on 24 products of three H100s (seeds 20261242,
+//    20261252, 20261262) 20-21 against 14, worst 0.865 against 0.848; the short list at 1.000 either
+//    way. 224 and more take some picks to 0.70. The stencil's value, inside that range, is kept.
+inline constexpr double kSgemmL2BytesPerRun = 192;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
 
@@ -315,7 +326,8 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     const double wavefront = double(m.banks) * m.bank_bytes;
     const double shared_per_cycle = m.shared_bandwidth / (double(m.sm_count) * clock);  // bytes per SM per clock
     const double shared_scale = shared_per_cycle > 0 ? wavefront / shared_per_cycle : 1.0;
-    const double l2_bytes = elements * sizeof(float);
+    // A's slice is block_m runs of block_k floats, B's block_k runs of block_n (kSgemmL2BytesPerRun).
+    const double l2_bytes = elements * sizeof(float) + double(t.block_m + t.block_k) * kSgemmL2BytesPerRun;
     const double l2_seconds = m.l2_bandwidth == 0 ? 0.0 : l2_bytes / (double(m.l2_bandwidth) / m.sm_count);
     const double issue = m.issue_per_sm_clock == 0 ? 1.0 : double(m.issue_per_sm_clock);
     const double own_issue = double(warps) < issue ? double(warps) : issue;

@@ -82,7 +82,7 @@ struct stencil_traffic {
     double busy_seconds_per_update;  // the levels' times at their measured bandwidths, combined
     double occupancy_factor;       // what fewer resident threads than the SM holds add (kStencilLatencyShare)
     double seconds_per_update;     // that, the idle threads of partial tiles at their share
-                                   // (kStencilIdleThreadShare) and the occupancy factor
+                                   // (kStencilIdleThreadShare, kStencilIdleRisePerLoad) and the occupancy factor
     double l1_reuse_lost;          // share of the loads L1 would serve that go to L2 (kStencilL1Overcommit)
     bool layer_condition_y;        // what lies between a tile and its y neighbour's reuse fits the share of
                                    // L2 that keeps it whole (kStencilLayerShareOfL2; past it the reloads ramp)
@@ -153,6 +153,22 @@ inline constexpr double kStencilLatencyShare = 0.48;
 //    more takes the 21 KiB carveouts (0.62). Without shared memory (the recorded searches, up to
 //    1.48 times L1) every factor from 1.5 to 4 gives the same picks.
 inline constexpr double kStencilL1Overcommit = 3.5;
+//  - With few resident threads (blocks with much shared memory: two 256-thread blocks an SM at 96
+//    KiB) a launch waits on latency more than on bytes, and two of the shares above move with the
+//    latency load N / n - 1 (0 at a full SM, 3 at a quarter of it): the z halo's share drops by
+//    kStencilZHaloDropPerLoad for each unit of it (to no less than 0) and the idle threads' share
+//    rises by kStencilIdleRisePerLoad (to at most 1): a resident block's place costs its time
+//    whether its threads work or not. Fitted on the searches of seeds 20261231 (bench/stencil_fit.py
+//    --shared, 8 grids of each of 6 kinds per card): there 32x4x2 blocks (z 2) ran at 0.88-0.98 of
+//    64x4x1, 32x8x1 or 16x16x1 where the model ranked them first, and the short list held none of
+//    those on 2 grids per card. 0.1 and 0.15 take the picks below 0.95 from 5 to 3 (H100) and 6 to 3
+//    (H200), the worst from 0.892 to 0.930 and 0.881 to 0.932, the list's worst from 0.930 to 0.978
+//    and 0.932 to 0.985; a drop of 0.2 or more takes 0.83 picks (the z halo then costs next to
+//    nothing), a rise of 0.05 leaves the list at 0.95. On four H100 searches drawn after (seeds
+//    20261241-20261271, one-pass rates) picks below 0.95 went 11 -> 8, 7 -> 6, 7 -> 7 and 4 -> 3 of 48.
+//    At a full SM (every search without shared memory) neither moves.
+inline constexpr double kStencilZHaloDropPerLoad = 0.1;
+inline constexpr double kStencilIdleRisePerLoad = 0.15;
 
 namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {
@@ -180,6 +196,7 @@ GPU_TOPOLOGY_HD constexpr double reloaded_share(double between, double room, dou
     const double over = (between - room) / (kStencilLayerRampOfL2 * l2_bytes);
     return over <= 0 ? 0.0 : over >= 1 ? 1.0 : over;
 }
+GPU_TOPOLOGY_HD constexpr double clamp_share(double share) { return share < 0 ? 0.0 : share > 1 ? 1.0 : share; }
 // Square root by Newton's method, for values near 1 (constexpr; no <cmath>).
 GPU_TOPOLOGY_HD constexpr double sqrt_near_one(double v) {
     double x = v > 1 ? v : 1;
@@ -237,6 +254,13 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     const double footprint = double(per_sm * loaded), l1_room = kStencilL1Overcommit * double(m.l1_bytes);
     t.l1_reuse_lost = footprint > l1_room ? 1 - l1_room / footprint : 0.0;
     const double l2_size = double(m.l2_bytes);  // not `l2`: that is the header's L2 fact
+    // Occupancy: the block's resident threads against the most the SM holds, and the latency load
+    // of fewer (kStencilZHaloDropPerLoad, kStencilIdleRisePerLoad).
+    const double resident = double(per_sm * b.threads());
+    const double most = double(m.max_threads_per_sm != 0 ? m.max_threads_per_sm : m.threads_per_sm);
+    const double load = resident > 0 && resident < most ? most / resident - 1 : 0.0;
+    const double z_halo_share = detail::clamp_share(kStencilZHaloRowShare - kStencilZHaloDropPerLoad * load);
+    const double idle_share = detail::clamp_share(kStencilIdleThreadShare + kStencilIdleRisePerLoad * load);
     const double reloaded_y = detail::reloaded_share(double(between_y), layer_room, l2_size);
     const double reloaded_z = detail::reloaded_share(double(between_z), layer_room, l2_size);
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
@@ -274,7 +298,7 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
                 // What L2 serves: the rows and their halos, the z halo's rows at their share
                 // (kStencilZHaloRowShare), and the stores.
                 const double l2_loads = double(wy * wz) * run +
-                                        double(2 * r) * face_row * (double(wz) + kStencilZHaloRowShare * double(wy));
+                                        double(2 * r) * face_row * (double(wz) + z_halo_share * double(wy));
                 const double l2_tile = l2_loads + points * double(s);
                 // DRAM: compulsory load and store, plus halos reloaded as a layer condition fails.
                 const double dram_tile = 2 * points * double(s) + reloaded_y * double(2 * r * wx * wz * s) +
@@ -302,12 +326,8 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     const double dram_seconds = dram_with_runs / points / (rates ? double(m.dram_bandwidth) : 1.0);
     t.busy_seconds_per_update = detail::four_norm(l1_seconds, l2_seconds, dram_seconds);
     const double idle_threads_per_update = t.tail_factor - 1;
-    // Occupancy: the block's resident threads against the most the SM holds.
-    const double resident = double(per_sm * b.threads());
-    const double most = double(m.max_threads_per_sm != 0 ? m.max_threads_per_sm : m.threads_per_sm);
-    t.occupancy_factor = resident > 0 && resident < most ? 1 + kStencilLatencyShare * (most / resident - 1) : 1.0;
-    t.seconds_per_update =
-        (1 + kStencilIdleThreadShare * idle_threads_per_update) * t.busy_seconds_per_update * t.occupancy_factor;
+    t.occupancy_factor = 1 + kStencilLatencyShare * load;
+    t.seconds_per_update = (1 + idle_share * idle_threads_per_update) * t.busy_seconds_per_update * t.occupancy_factor;
     return t;
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -230,9 +231,9 @@ namespace {
 // mirror of the model): two sets of 8 products on H200s. A guard against changes that lose what the
 // fit reached, not a validation (products drawn after a change: bench/shared_tiling_check.sh). With
 // the registers the compiler gave each kernel, as examples/gemm passes them, the pick runs at 0.90 of
-// the best configuration timed or better on 15 (the 16th at 0.82: 32x32x8 where 64x64x16 is best),
-// and the short list's best at 0.97 on every one. With estimated registers the model cannot see a
-// kernel at its register budget: 11 at 0.90 or better, none below 0.68.
+// the best configuration timed or better on all 16 (15 before kSgemmL2BytesPerRun, the 16th at 0.82:
+// 32x32x8 where 64x64x16 is best), and the short list's best at 0.97 on every one. With estimated
+// registers the model cannot see a kernel at its register budget: 11 at 0.90 or better, none below 0.68.
 struct SearchedProduct {
     gt::gemm_extent extent{};
     std::vector<gt::sgemm_tile> tiles;        // each tile once, as first timed (at the helper's carveout)
@@ -293,7 +294,9 @@ TEST(SgemmHelper, PicksWellOnTheSearchesItWasFittedOn) {
         for (std::uint32_t i = 0; i < list.count; ++i) listed = std::max(listed, p.rate_of(list.configs[i].tile));
         EXPECT_GE(listed / p.best, 0.97) << shape;
     }
-    EXPECT_GE(good, 15u);
+    std::printf("picks at 0.90 of the best or better: %zu of %zu; with registers estimated: %zu\n", good,
+                products.size(), good_estimated);
+    EXPECT_GE(good, 16u);
     EXPECT_GE(good_estimated, 11u);
 }
 
