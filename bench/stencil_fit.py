@@ -16,7 +16,8 @@ tiles.
 --shared DIR replays the launch chooser (carveout and block, choose_star_stencil_launch, and its short list)
 on the searches of bench/shared_tiling_check.sh (DIR/stencil-<card>-s<S>-t<T>.csv): one-pass rates of the chosen
 launch and of the list's fastest over the best timed launch, per shared size and block size, and
-kStencilL1Overcommit swept on half the grids and reported on the other half.
+kStencilL1Overcommit, kStencilZHaloDropPerLoad and kStencilIdleRisePerLoad each swept on half the grids
+and reported on the other half.
 Held-out grids are for checking only: a parameter picked because it suits them makes them fitted.
 """
 import json
@@ -325,9 +326,9 @@ def report_shared(ratios, label):
 
 def shared_report(directory, machines):
     """--shared DIR: the launch chooser on the searches of bench/shared_tiling_check.sh (DIR/stencil-<card>-s*-t*.csv):
-    the header's parameters on every grid, then kStencilL1Overcommit swept on half the grids of each kind (the even
-    ones in order) and reported on the other half, so that a gain on the fitted half that the held-out half does not
-    share shows as overfitting."""
+    the header's parameters on every grid, then kStencilL1Overcommit and the low-occupancy shares swept on half the
+    grids of each kind (the even ones in order) and reported on the other half, so that a gain on the fitted half
+    that the held-out half does not share shows as overfitting."""
     import glob
     import os
     if not directory:
@@ -343,8 +344,11 @@ def shared_report(directory, machines):
             by_kind[s["kind"]].append(s)
         fitted = [s for group in by_kind.values() for s in group[0::2]]
         held_out = [s for group in by_kind.values() for s in group[1::2]]
-        for value in (1.5, 2, 2.5, 2.75, 3, 3.5, 4, 4.5, 5, 6):
-            P = dict(HEADER, l1_overcommit=value)
+        swept = [("kStencilL1Overcommit", "l1_overcommit", v) for v in (1.5, 2, 2.5, 2.75, 3, 3.5, 4, 4.5, 5, 6)]
+        swept += [("kStencilZHaloDropPerLoad", "z_halo_drop", v) for v in (0, 0.05, 0.1, 0.15, 0.2)]
+        swept += [("kStencilIdleRisePerLoad", "idle_rise", v) for v in (0, 0.05, 0.1, 0.15, 0.2)]
+        for name, key, value in swept:
+            P = dict(HEADER, **{key: value})
             line = []
             for label, grids in (("fitted", fitted), ("held out", held_out)):
                 r = replay_shared(grids, machines[card], P)
@@ -352,7 +356,7 @@ def shared_report(directory, machines):
                 tuned = [v for k in r.values() for v in k["tuned"]]
                 line.append(f"{label} chosen worst {min(chosen):.3f} mean {sum(chosen) / len(chosen):.3f} "
                             f"({sum(v < 0.95 for v in chosen)} below 0.95), tuned worst {min(tuned):.3f}")
-            print(f"  kStencilL1Overcommit {value}: " + "; ".join(line))
+            print(f"  {name} {value}: " + "; ".join(line))
         print(f"  {card}, the header's parameters, held-out half alone:")
         report_shared(replay_shared(held_out, machines[card], HEADER), f"  {card} held out")
 
