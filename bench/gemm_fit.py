@@ -10,7 +10,7 @@ kernel, at the helper's carveout).
 
 --store-share, --capped-trips and --run-bytes replay other values of the model's fitted constants
 (kSgemmStoreShare, kSgemmCappedL2Trips, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without runs); --larger takes a round's step as the larger of the SM's busy time and one block's chain
-instead of their sum (with --capped-trips 1, the model before 2026-11-27); --fit sweeps the store share on each file and reports the value each
+instead of their sum (with --capped-trips 1 --run-bytes 0, the model before 2026-11-27); --fit sweeps the store share on each file and reports the value each
 file picks and what that value gives on the other files (fitted on one, held out on the others); --grid prints,
 for all files together, the picks at 0.90 or better and the worst pick and list over the capped trips, with a
 step's sum and its larger. The machine is the stored profile of the card a file's name holds (h200, else h100:

@@ -228,11 +228,11 @@ inline constexpr double kSgemmStoreShare = 0.3;
 inline constexpr double kSgemmCappedL2Trips = 3;
 //  - Fitted: each run of consecutive addresses a step's slices load (a row of A's slice, block_k
 //    floats; a row of B's, block_n) costs the L2 as much as this many more bytes, as in the stencil
-//    model (kStencilL2BytesPerRun, 192, fitted there on stencil searches): a 128x64 block tile loads
-//    136 runs a step where 64x128 loads 72, for the same bytes, and 64x128 ran up to 1.14 times as
-//    fast on every large square product where the model, blind to runs, ranked them alike. On the 32
-//    products of three searches (an H200's 16 in tests/data/h200_gemm_searches.csv, 8 on an H100 and
-//    8 on an H200; bench/gemm_fit.py --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better
+//    model (kStencilL2BytesPerRun, 192, fitted there on stencil searches): at a k-tile of 8 a 128x64
+//    block tile loads 136 runs a step where 64x128 loads 72, for the same bytes, and 64x128 ran up to
+//    1.14 times as fast on every large square product where the model, blind to runs, ranked them
+//    alike. On the 32 products of four searches (an H200's two of 8 in
+//    tests/data/h200_gemm_searches.csv, then 8 on an H100 and 8 on an H200; bench/gemm_fit.py --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better
 //    against 27 without, worst 0.852 against 0.824; on 24 products of three H100s (seeds 20261242,
 //    20261252, 20261262) 20-21 against 14, worst 0.865 against 0.848; the short list at 1.000 either
 //    way. 224 and more take some picks to 0.70. The stencil's value, inside that range, is kept.

@@ -133,7 +133,8 @@ inline constexpr int kStencilLevelOverlapNorm = 4;
 //    (1 - share + share N / n) of its time at N. Every shape of a 1024-thread block with 32 or
 //    96 KiB of shared memory at carveout 0 (one resident block, 1024 threads) ran 33-36 % slower
 //    than without (two, 2048), the fastest shape 0.64-0.71 of the fastest without, on 6 grids per
-//    card (tests/data/stencil_shared_searches.csv): 0.48 puts it at 0.676. It puts a 256-thread block
+//    card (tests/data/stencil_shared_searches.csv): 0.48 puts it at 0.658-0.677 (with the low-occupancy
+//    shares below; 0.676 without them). It puts a 256-thread block
 //    alone on its SM at 0.34 of the rate of a 1024-thread one alone (1/4.36 against 1/1.48); an
 //    H200 ran them at 30 and 83 GLup/s (0.36), each with 8 KiB of shared memory per block.
 inline constexpr double kStencilLatencyShare = 0.48;
@@ -158,13 +159,14 @@ inline constexpr double kStencilL1Overcommit = 3.5;
 //    latency load N / n - 1 (0 at a full SM, 3 at a quarter of it): the z halo's share drops by
 //    kStencilZHaloDropPerLoad for each unit of it (to no less than 0) and the idle threads' share
 //    rises by kStencilIdleRisePerLoad (to at most 1): a resident block's place costs its time
-//    whether its threads work or not. Fitted on the searches of seeds 20261231 (bench/stencil_fit.py
-//    --shared, 8 grids of each of 6 kinds per card): there 32x4x2 blocks (z 2) ran at 0.88-0.98 of
-//    64x4x1, 32x8x1 or 16x16x1 where the model ranked them first, and the short list held none of
-//    those on 2 grids per card. 0.1 and 0.15 take the picks below 0.95 from 5 to 3 (H100) and 6 to 3
-//    (H200), the worst from 0.892 to 0.930 and 0.881 to 0.932, the list's worst from 0.930 to 0.978
-//    and 0.932 to 0.985; a drop of 0.2 or more takes 0.83 picks (the z halo then costs next to
-//    nothing), a rise of 0.05 leaves the list at 0.95. On four H100 searches drawn after (seeds
+//    whether its threads work or not. Fitted on the searches of seed 20261231 (bench/stencil_fit.py
+//    --shared, 8 grids of each of 6 kinds per card; the 96 KiB, 256-thread part, where they matter
+//    most, is tests/data/stencil_low_occupancy_searches.csv): there 32x4x2 blocks (z 2) ran at
+//    0.88-0.98 of 64x4x1, 32x8x1 or 16x16x1 where the model ranked them first, and the short list
+//    held none of those on 2 grids per card. 0.1 and 0.15 take the picks below 0.95, of all 48 grids,
+//    from 5 to 3 (H100) and 6 to 3 (H200), the worst from 0.892 to 0.930 and 0.881 to 0.932, the
+//    list's worst from 0.930 to 0.978 and 0.932 to 0.985; a drop of 0.2 or more takes some picks down
+//    to 0.83 (the z halo then costs next to nothing), a rise of 0.05 leaves the list at 0.95. On four H100 searches drawn after (seeds
 //    20261241-20261271, one-pass rates) picks below 0.95 went 11 -> 8, 7 -> 6, 7 -> 7 and 4 -> 3 of 48.
 //    At a full SM (every search without shared memory) neither moves.
 inline constexpr double kStencilZHaloDropPerLoad = 0.1;
@@ -296,7 +298,7 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
                 if (!(tiles > 0) || !(points > 0)) continue;
                 const double run = double(core_row(wx)), face_row = double(detail::round_up(wx * s, sector));
                 // What L2 serves: the rows and their halos, the z halo's rows at their share
-                // (kStencilZHaloRowShare), and the stores.
+                // (kStencilZHaloRowShare, less kStencilZHaloDropPerLoad at few resident threads), and the stores.
                 const double l2_loads = double(wy * wz) * run +
                                         double(2 * r) * face_row * (double(wz) + z_halo_share * double(wy));
                 const double l2_tile = l2_loads + points * double(s);
@@ -373,7 +375,8 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // fit L1 together: blocks of 64 threads (32 resident) run 32x2x2 tiles fastest,
 // which do not; tile_fits_l1 says, and past kStencilL1Overcommit the model
 // charges the reuse lost. A tile may be larger than the grid: its idle threads
-// are in the time (tail_factor, at kStencilIdleThreadShare), and a 64-wide tile
+// are in the time (tail_factor, at kStencilIdleThreadShare, more at few resident
+// threads: kStencilIdleRisePerLoad), and a 64-wide tile
 // over 50 points idles no more lanes than two 32-wide ones.
 // Blocks of one tile that fold along y and along z have the same time (the
 // model moves the same bytes for both); between them the chooser folds along y
