@@ -33,7 +33,7 @@ PARAMETERS = dict(kStencilL2BytesPerRun="l2_bytes_per_run", kStencilDramBytesPer
                   kStencilIdleThreadShare="idle_thread_share", kStencilShortlistTiles="shortlist_tiles",
                   kStencilLatencyShare="latency_share", kStencilL1Overcommit="l1_overcommit",
                   kStencilShortlistOccupancies="shortlist_occupancies", kStencilZHaloDropPerLoad="z_halo_drop",
-                  kStencilIdleRisePerLoad="idle_rise")
+                  kStencilIdleRisePerLoad="idle_rise", kStencilShareLoadLimit="share_load_limit")
 
 
 def header_parameters(path="include/gpu_topology/stencil_model.hpp"):
@@ -88,8 +88,9 @@ def seconds_per_update(b, g, m, P):
     per_sm = m.get("resident", m["tps"]) // (x * y * z)
     resident = per_sm * x * y * z
     load = m["tps"] / resident - 1 if 0 < resident < m["tps"] else 0.0  # the latency load
-    z_halo_share = min(1.0, max(0.0, P["z_halo_row_share"] - P["z_halo_drop"] * load))
-    idle_share = min(1.0, max(0.0, P["idle_thread_share"] + P["idle_rise"] * load))
+    share_load = min(load, P["share_load_limit"])
+    z_halo_share = min(1.0, max(0.0, P["z_halo_row_share"] - P["z_halo_drop"] * share_load))
+    idle_share = min(1.0, max(0.0, P["idle_thread_share"] + P["idle_rise"] * share_load))
     loaded = ty * tz * core_row(tx) + 2 * r * (ty + tz) * up(tx * s, m["sector"])
     footprint, l1_room = per_sm * loaded, P["l1_overcommit"] * m["l1"]
     lost_share = 1 - l1_room / footprint if footprint > l1_room else 0.0
@@ -347,6 +348,7 @@ def shared_report(directory, machines):
         swept = [("kStencilL1Overcommit", "l1_overcommit", v) for v in (1.5, 2, 2.5, 2.75, 3, 3.5, 4, 4.5, 5, 6)]
         swept += [("kStencilZHaloDropPerLoad", "z_halo_drop", v) for v in (0, 0.05, 0.1, 0.15, 0.2)]
         swept += [("kStencilIdleRisePerLoad", "idle_rise", v) for v in (0, 0.05, 0.1, 0.15, 0.2)]
+        swept += [("kStencilShareLoadLimit", "share_load_limit", v) for v in (1, 2, 3, 7)]
         for name, key, value in swept:
             P = dict(HEADER, **{key: value})
             line = []

@@ -171,6 +171,13 @@ inline constexpr double kStencilL1Overcommit = 3.5;
 //    At a full SM (every search without shared memory) neither moves.
 inline constexpr double kStencilZHaloDropPerLoad = 0.1;
 inline constexpr double kStencilIdleRisePerLoad = 0.15;
+//  - The shares move with the latency load up to this one and no further: the searches they were
+//    fitted on had at least a quarter of an SM's threads resident (load 3). Moving further, with
+//    128-thread blocks and 64 KiB of shared memory (3 resident, load 4.3), took the worst pick on an
+//    H200 (4 grids, seed 20261291, one-pass rates) from 0.937 without the shares to 0.920; with the
+//    limit it is 0.998. Over every shared-memory search recorded the picks below 0.95 go from 35 to 33
+//    of 396 with it.
+inline constexpr double kStencilShareLoadLimit = 3;
 
 namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint64_t round_up(std::uint64_t bytes, std::uint64_t unit) {
@@ -257,12 +264,13 @@ GPU_TOPOLOGY_HD constexpr stencil_traffic star_stencil_traffic(const stencil_blo
     t.l1_reuse_lost = footprint > l1_room ? 1 - l1_room / footprint : 0.0;
     const double l2_size = double(m.l2_bytes);  // not `l2`: that is the header's L2 fact
     // Occupancy: the block's resident threads against the most the SM holds, and the latency load
-    // of fewer (kStencilZHaloDropPerLoad, kStencilIdleRisePerLoad).
+    // of fewer (kStencilZHaloDropPerLoad, kStencilIdleRisePerLoad, up to kStencilShareLoadLimit).
     const double resident = double(per_sm * b.threads());
     const double most = double(m.max_threads_per_sm != 0 ? m.max_threads_per_sm : m.threads_per_sm);
     const double load = resident > 0 && resident < most ? most / resident - 1 : 0.0;
-    const double z_halo_share = detail::clamp_share(kStencilZHaloRowShare - kStencilZHaloDropPerLoad * load);
-    const double idle_share = detail::clamp_share(kStencilIdleThreadShare + kStencilIdleRisePerLoad * load);
+    const double share_load = load < kStencilShareLoadLimit ? load : kStencilShareLoadLimit;
+    const double z_halo_share = detail::clamp_share(kStencilZHaloRowShare - kStencilZHaloDropPerLoad * share_load);
+    const double idle_share = detail::clamp_share(kStencilIdleThreadShare + kStencilIdleRisePerLoad * share_load);
     const double reloaded_y = detail::reloaded_share(double(between_y), layer_room, l2_size);
     const double reloaded_z = detail::reloaded_share(double(between_z), layer_room, l2_size);
     // L1: each point loads its 6r + 1 inputs (a thread folding f points along an
