@@ -7,11 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "csv_cells.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -253,9 +254,7 @@ std::map<std::string, SearchedProduct> searched_products() {
     std::map<std::string, std::size_t> column;
     std::map<std::string, SearchedProduct> products;
     while (std::getline(in, line)) {
-        std::vector<std::string> cells;
-        std::stringstream cut(line);
-        for (std::string cell; std::getline(cut, cell, ',');) cells.push_back(cell);
+        const std::vector<std::string> cells = csv_cells(line);
         if (column.empty()) {
             for (std::size_t i = 0; i < cells.size(); ++i) column[cells[i]] = i;
             continue;

@@ -8,13 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include "csv_cells.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -197,13 +198,6 @@ struct Search {
     std::map<std::string, double> confirmed;  // the same, for the confirmed shapes only
 };
 
-// The comma-separated cells of one line of a recorded search.
-std::vector<std::string> csv_cells(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream s(text);
-    for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
-    return out;
-}
 
 std::vector<Search> recorded_searches() {
     std::ifstream in(STENCIL_SEARCHES);
