@@ -20,7 +20,9 @@
 # GEMM_RESERVE_S (20) for the SGEMM search and 5 s for the summary: a slow or stuck step loses its
 # own grids, never the others', and a skipped step is written down, not hidden. The stencil steps
 # flush their CSV after each grid, so a step cut short keeps the grids it finished.
-# Environment: STENCIL_SEED (20261201) STENCIL_GRIDS (8) GEMM_SEED (20261202) GEMM_SHAPES (8)
+# Environment: STENCIL_KINDS (the kernels searched, shared bytes:threads, "8192:256 8192:1024 32768:256
+# 32768:1024 98304:256 98304:1024"; other sizes try the header's rule for sizes it did not measure)
+# STENCIL_SEED (20261201) STENCIL_GRIDS (8) GEMM_SEED (20261202) GEMM_SHAPES (8)
 # STENCIL_REPEATS (3) GEMM_REPEATS (3) BUDGET_S (150) GEMM_RESERVE_S (20); SHARED_TILING_PLAN=1 prints the
 # plan (grids, products, commands) and exits before building; STENCIL3D and GEMM name built programs
 # to use instead of building (the CPU test passes stand-ins).
@@ -50,8 +52,7 @@ for setting in STENCIL_SEED STENCIL_GRIDS GEMM_SEED GEMM_SHAPES STENCIL_REPEATS 
   value=${!setting}
   [[ "$value" =~ ^[0-9]+$ ]] || { echo "bench/shared_tiling_check.sh: $setting must be a whole number, not '$value'" >&2; exit 2; }
 done
-SIZES=(8192 32768 98304)
-THREADS=(256 1024)
+STENCIL_KINDS=${STENCIL_KINDS:-8192:256 8192:1024 32768:256 32768:1024 98304:256 98304:1024}
 SUMMARY_RESERVE_S=5
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
@@ -60,8 +61,9 @@ elapsed() { echo $(( $(date +%s) - start )); }
 grids=$(python3 bench/stencil_grids.py "$STENCIL_SEED" "$STENCIL_GRIDS") || exit 2
 shapes=$(python3 bench/gemm_shapes.py "$GEMM_SEED" "$GEMM_SHAPES") || exit 2
 stencil_steps=()
-for S in "${SIZES[@]}"; do
-  for T in "${THREADS[@]}"; do stencil_steps+=("$S $T"); done
+for kind in $STENCIL_KINDS; do
+  [[ "$kind" =~ ^[0-9]+:[0-9]+$ ]] || { echo "bench/shared_tiling_check.sh: STENCIL_KINDS holds shared bytes:threads, not '$kind'" >&2; exit 2; }
+  stencil_steps+=("${kind%:*} ${kind#*:}")
 done
 echo "shared-tiling check on $CARD ($PROFILE), budget ${BUDGET_S} s"
 echo "stencil grids (seed $STENCIL_SEED): $grids"

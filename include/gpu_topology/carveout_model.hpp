@@ -72,6 +72,44 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threa
     const std::uint64_t by_shared = per_block == 0 ? limits.max_blocks : limits.shared_bytes / per_block;
     return smaller(smaller(limits.max_threads / threads, limits.max_blocks), by_shared);
 }
+
+// The shared-memory splits an SM offers are whole multiples of this on every NVIDIA architecture
+// from Volta to Blackwell (CUDA Programming Guide, compute capabilities: 0, 8, 16, 32, 64, 100, 132,
+// 164, 196 or 228 KB on 9.0 and 10.0; 0 to 100 KB on 8.6, 8.9 and 12.0; 32 or 64 KB on 7.5).
+inline constexpr std::uint64_t kSharedSplitStepBytes = 4096;
+
+// Blocks of `shared_bytes` each that the split of `of`'s carveout holds, where the rows pin that split;
+// 0 where they do not. A split grows with the shared memory a kernel declares (the carveout's size,
+// or the least size that holds one block), so two kernels that got the same L1 at a carveout got the
+// same split, and every kernel declaring between them gets it too: a row of a smaller kernel with
+// `of`'s L1 pins it. Its size is at least what each such row's blocks hold, less than what one more
+// block would need where shared memory, not threads or the block limit, stopped them, and a whole
+// number of kSharedSplitStepBytes: the least such size is taken, so the blocks are a lower bound, and
+// exact where the rows leave one size (on an H200, 48 KiB at carveout 75: 2 blocks of 96 KiB hold
+// 194 KiB, 6 of 32 KiB would need 198, so the split is 196 KiB and holds 4 blocks of 48 KiB, where
+// the 96 KiB rows alone said 2).
+GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launch* rows, std::size_t row_count,
+                                                               const l1_at_launch& of, std::uint32_t shared_bytes,
+                                                               const sm_shared_limits& limits, std::uint64_t rule_from) {
+    std::uint64_t held = 0, short_of = limits.shared_bytes + 1;
+    bool smaller_kernel = false;
+    for (std::size_t i = 0; i != row_count; ++i) {
+        const l1_at_launch& row = rows[i];
+        const std::uint64_t per_block = std::uint64_t(row.shared_bytes_per_block) + limits.reserved_per_block;
+        if (row.carveout_percent != of.carveout_percent || row.size_bytes != of.size_bytes || per_block <= rule_from ||
+            row.threads_per_block == 0)
+            continue;
+        smaller_kernel = smaller_kernel || row.shared_bytes_per_block < shared_bytes;
+        if (row.resident_blocks * per_block > held) held = row.resident_blocks * per_block;
+        const std::uint32_t room = smaller(limits.max_threads / row.threads_per_block, limits.max_blocks);
+        if (row.resident_blocks < room && (row.resident_blocks + 1) * per_block < short_of)
+            short_of = (row.resident_blocks + 1) * per_block;
+    }
+    if (!smaller_kernel) return 0;
+    const std::uint64_t least = (held + kSharedSplitStepBytes - 1) / kSharedSplitStepBytes * kSharedSplitStepBytes;
+    const std::uint64_t split = least < short_of ? least : held;  // rows that leave no whole size: what they hold
+    return static_cast<std::uint32_t>(split / (std::uint64_t(shared_bytes) + limits.reserved_per_block));
+}
 }  // namespace detail
 
 // The options of a kernel declaring `shared_bytes` of shared memory per block (static and dynamic
@@ -86,7 +124,8 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threa
 //    blocks and L1 are lower bounds. Above that size a carveout's split is the carveout rounded up
 //    to a size the architecture supports and at least the block's shared memory and reservation
 //    (the measured 8, 32 and 96 KiB rows all follow it), so a smaller declaration can only get
-//    more. Below it, where the block limit rather than the shared memory bounds the blocks, the
+//    more. Where a smaller measured size got the same L1 at that carveout, the split is pinned
+//    (detail::blocks_in_pinned_split) and the blocks are those it holds. Below it, where the block limit rather than the shared memory bounds the blocks, the
 //    split follows no such rule (256 B got less L1 than 8 KiB at some carveouts:
 //    docs/l1-effective-capacity.md) and no other size's rows answer.
 //  - The driver's default, where no row of exactly this kernel measured it: the most blocks the
@@ -138,8 +177,12 @@ GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_lau
             const l1_at_launch& row = rows[i];
             if (row.shared_bytes_per_block != size || row.threads_per_block != block_size) continue;
             if (row.carveout_percent < 0 && !exact) continue;  // the driver's split of another kernel
-            const std::uint32_t blocks =
-                below != 0 ? detail::smaller(row.resident_blocks, most) : row.resident_blocks;
+            std::uint32_t blocks = below != 0 ? detail::smaller(row.resident_blocks, most) : row.resident_blocks;
+            if (size != shared_bytes && row.carveout_percent >= 0) {
+                const std::uint32_t pinned = detail::smaller(
+                    detail::blocks_in_pinned_split(rows, row_count, row, shared_bytes, limits, rule_from), most);
+                if (pinned > blocks) blocks = pinned;
+            }
             add({row.carveout_percent < 0 ? -1 : row.carveout_percent, blocks, row.size_bytes, exact});
             default_measured = default_measured || row.carveout_percent < 0;
         }

@@ -453,7 +453,8 @@ TEST(CarveoutOptions, FromTheMeasuredRows) {
 
 // Kernels no row describes exactly get the documented bounds.
 TEST(CarveoutOptions, UnmeasuredKernelsGetBounds) {
-    // 20000 B: the rows of 32 KiB (lower bounds); the driver's default holds the most blocks the SM allows.
+    // 20000 B: the rows of 32 KiB (L1 and blocks at least theirs); the driver's default holds the most blocks
+    // the SM allows.
     const auto between = gt::carveout_options_for(256, 20000);
     ASSERT_GE(between.count, 2u);
     EXPECT_EQ(between.left_to_driver()->resident_blocks,
@@ -464,8 +465,19 @@ TEST(CarveoutOptions, UnmeasuredKernelsGetBounds) {
         if (o.left_to_driver()) continue;
         const auto* row = row_of(o.carveout_percent, 256, 32 * kKiB);
         ASSERT_NE(row, nullptr) << o.carveout_percent;
-        EXPECT_EQ(o.resident_blocks, row->resident_blocks);
+        EXPECT_GE(o.resident_blocks, row->resident_blocks) << o.carveout_percent;
+        EXPECT_LE(std::uint64_t(o.resident_blocks) * (20000 + kLimits.reserved_per_block), kLimits.shared_bytes);
         EXPECT_EQ(o.l1_bytes, row->size_bytes);
+    }
+    // Where the 8 KiB rows left the 32 KiB rows' L1 the split is pinned, and its blocks are those of the
+    // split the Programming Guide gives a 228 KiB SM (0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB; the
+    // carveout's share of 228 KiB rounded up): 64 KiB at 25 % holds 3 blocks of 20000 B and its reservation,
+    // 132 KiB at 50 % 6; the 32 KiB rows alone say 1 and 4.
+    if (kLimits.shared_bytes == 228 * kKiB) {
+        ASSERT_NE(between.find(25), nullptr);
+        EXPECT_EQ(between.find(25)->resident_blocks, 3u);
+        ASSERT_NE(between.find(50), nullptr);
+        EXPECT_EQ(between.find(50)->resident_blocks, 6u);
     }
     // 512 threads: the 256-thread rows, with the blocks the threads allow.
     const auto mid = gt::carveout_options_for(512, 32 * kKiB);
@@ -813,6 +825,75 @@ TEST(StencilSharedMemory, LowOccupancyLaunchesOfTheFittedSearches) {
     }
     std::printf("low-occupancy searches: %d of %zu picks at 0.95 of the best or better\n", at_095, searches.size());
     EXPECT_GE(at_095, 12);
+}
+
+// A kernel of 48 KiB, between two measured sizes, 512 threads: the header's resident blocks at each carveout
+// against the occupancy API's on an H200, and the launch chooser on the searches that found them apart
+// (tests/data/stencil_between_sizes_searches.csv, 8 grids). With the 96 KiB rows' blocks (2 at carveout 75,
+// lower bounds) it took the driver's split for 4 blocks with 21 KiB of L1 and unfolded 16x8x4 blocks, 0.77-0.80
+// of the best and below the default launch; that split holds 4 blocks with 54 KiB (carveout 75's).
+struct BetweenSizesSearch {
+    gt::grid_extent extent{};
+    std::map<std::pair<int, std::string>, double> glups;  // by (carveout, block)
+};
+
+TEST(StencilSharedMemory, BetweenMeasuredSizesTheSplitsAreTheOccupancyApis) {
+    if (L2_SHARE != 1) GTEST_SKIP() << "the searches ran on whole L2s";
+    constexpr std::uint32_t kThreads512 = 512, kShared = 48 * kKiB;
+    const auto options = gt::carveout_options_for(kThreads512, kShared);
+    std::ifstream in(STENCIL_BETWEEN_SIZES_SEARCHES);
+    std::map<std::string, BetweenSizesSearch> searches;
+    std::map<int, std::uint32_t> api_blocks;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#' || line.rfind("card,", 0) == 0) continue;
+        const auto c = csv_cells(line);
+        ASSERT_EQ(c.size(), 10u) << "a line of " << c.size() << " cells, not 10: " << line;
+        auto& s = searches[c[1]];
+        ASSERT_EQ(std::sscanf(c[1].c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
+                              reinterpret_cast<unsigned long long*>(&s.extent.y),
+                              reinterpret_cast<unsigned long long*>(&s.extent.z)),
+                  3)
+            << "a grid that is not XxYxZ: " << line;
+        const int carveout = std::stoi(c[2]);
+        const auto api = std::uint32_t(std::stoul(c[3]));
+        const auto [at, added] = api_blocks.emplace(carveout, api);
+        ASSERT_EQ(at->second, api) << "two answers of the occupancy API at one carveout: " << line;
+        const gt::stencil_block b{std::uint32_t(std::stoul(c[4])), std::uint32_t(std::stoul(c[5])),
+                                  std::uint32_t(std::stoul(c[6])), std::uint32_t(std::stoul(c[7])),
+                                  std::uint32_t(std::stoul(c[8]))};
+        s.glups[{carveout, key_of(b)}] = std::stod(c[9]);
+    }
+    ASSERT_EQ(searches.size(), 8u) << STENCIL_BETWEEN_SIZES_SEARCHES;
+    // Every carveout the API answered: the header's option there, or the one of its split (listed once), holds as many.
+    for (const auto& [carveout, api] : api_blocks) {
+        SCOPED_TRACE("carveout " + std::to_string(carveout));
+        if (const auto* o = options.find(carveout)) {
+            EXPECT_EQ(o->resident_blocks, api);
+        } else {
+            bool held = false;
+            for (std::uint32_t i = 0; i < options.count; ++i) held = held || options.options[i].resident_blocks == api;
+            EXPECT_TRUE(held) << "no option holds the API's " << api << " blocks";
+        }
+    }
+    ASSERT_NE(options.left_to_driver(), nullptr);
+    const gt::stencil_launch fallback = default_launch(options, kThreads512);
+    for (const auto& [grid, s] : searches) {
+        SCOPED_TRACE(grid);
+        double best = 0;
+        for (const auto& [launch, rate] : s.glups) best = std::max(best, rate);
+        const auto rate_of = [&](const gt::stencil_launch& l) {
+            const auto at = s.glups.find({l.option.carveout_percent, key_of(l.block)});
+            return at == s.glups.end() ? 0.0 : at->second;
+        };
+        const auto chosen = gt::choose_star_stencil_launch<double>(s.extent, kRadius, kThreads512, options, kFull);
+        EXPECT_GE(rate_of(chosen) / best, 0.95) << key_of(chosen.block) << " at carveout " << chosen.option.carveout_percent;
+        EXPECT_GE(rate_of(chosen), rate_of(fallback)) << "below the default launch";
+        const auto list = gt::star_stencil_launch_shortlist<double>(s.extent, kRadius, kThreads512, options, kFull);
+        double listed = 0;
+        for (std::uint32_t i = 0; i < list.count; ++i) listed = std::max(listed, rate_of(list.launches[i]));
+        EXPECT_GE(listed / best, 0.97);
+    }
 }
 
 }  // namespace shared_memory
