@@ -9,7 +9,11 @@
 //    probe's size search resolves;
 //  - the stencil chooser's block and its short list keep rows of whole described
 //    L1 lines, and every listed tile with its halo fits the shared memory a block
-//    may declare.
+//    may declare;
+//  - for kernels declaring shared memory the carveout table did not measure, the
+//    blocks carveout_options_for counts on at each carveout are never more than the
+//    occupancy API gives (the described split rule), so a launch it picks holds at
+//    least what it was weighed with.
 #include "model/serialize.hpp"
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
@@ -77,6 +81,23 @@ std::string program(const simulate::Architecture& arch, bool device) {
           << "ull, \"l1_bytes_at answers less L1 than the launch gets\");\n";
     }
     p << "#endif\n";
+    // Shared sizes between and beside the measured ones (8, 32, 96 KiB), block sizes of the choosers.
+    p << "constexpr std::uint32_t blocks_at(std::uint32_t threads, std::uint32_t shared, int carveout) {\n"
+      << "    const auto options = gpu_topology::carveout_options_for(threads, shared);\n"
+      << "    const auto* at = options.find(carveout);\n"
+      << "    return at ? at->resident_blocks : 0u;\n"
+      << "}\n";
+    for (const std::uint32_t threads : {128u, 256u, 512u, 1024u})
+        for (const std::uint32_t shared : {12u << 10, 20u << 10, 24u << 10, 40u << 10, 48u << 10, 64u << 10, 80u << 10}) {
+            if (shared + std::uint64_t(arch.facts.reserved_shared_per_block_bytes) >
+                std::uint64_t(arch.facts.shared_per_block_optin_bytes))
+                continue;
+            for (const int carveout : {0, 10, 25, 50, 75, 100}) {
+                const std::uint32_t api = simulate::resident_blocks(arch, {kernels::ChaseKernel::plain, shared, threads, carveout});
+                p << "static_assert(blocks_at(" << threads << "u, " << shared << "u, " << carveout << ") <= " << api
+                  << "u, \"carveout_options_for counts on more blocks than the occupancy API gives\");\n";
+            }
+        }
     // The chooser needs every fact of stencil_machine.
     p << "#if !defined(GPU_TOPOLOGY_L1_SIZE_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_LINE_BYTES_UNMEASURED) && "
          "!defined(GPU_TOPOLOGY_L1_SECTOR_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S_UNMEASURED) && "
