@@ -100,15 +100,16 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
             row.threads_per_block == 0)
             continue;
         smaller_kernel = smaller_kernel || row.shared_bytes_per_block < shared_bytes;
-        if (row.resident_blocks * per_block > held) held = row.resident_blocks * per_block;
+        const std::uint64_t blocks = row.resident_blocks;
+        if (blocks * per_block > held) held = blocks * per_block;
         const std::uint32_t room = smaller(limits.max_threads / row.threads_per_block, limits.max_blocks);
-        if (row.resident_blocks < room && (row.resident_blocks + 1) * per_block < short_of)
-            short_of = (row.resident_blocks + 1) * per_block;
+        if (blocks < room && (blocks + 1) * per_block < short_of) short_of = (blocks + 1) * per_block;
     }
-    if (!smaller_kernel) return 0;
+    const std::uint64_t each = std::uint64_t(shared_bytes) + limits.reserved_per_block;
+    if (!smaller_kernel || each == 0) return 0;
     const std::uint64_t least = (held + kSharedSplitStepBytes - 1) / kSharedSplitStepBytes * kSharedSplitStepBytes;
     const std::uint64_t split = least < short_of ? least : held;  // rows that leave no whole size: what they hold
-    return static_cast<std::uint32_t>(split / (std::uint64_t(shared_bytes) + limits.reserved_per_block));
+    return smaller(split / each, limits.max_blocks);
 }
 }  // namespace detail
 
