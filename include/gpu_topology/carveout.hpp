@@ -36,7 +36,8 @@ GPU_TOPOLOGY_HD constexpr sm_shared_limits this_gpu_shared_limits() {
     const auto& per_sm = detail::when_used<Dependent>(sm);
     const auto& memory = detail::when_used<Dependent>(shared);
     return {per_sm.max_threads, per_sm.max_blocks, memory.size_bytes, memory.reserved_per_block_bytes,
-            detail::when_used<Dependent>(l1).size_bytes_max_shared_carveout};
+            detail::when_used<Dependent>(l1).size_bytes_max_shared_carveout,
+            shared_allocation_unit(detail::when_used<Dependent>(device).cc_major)};
 }
 
 // The carveouts open to a kernel declaring `shared_bytes_per_block` of shared memory (static and

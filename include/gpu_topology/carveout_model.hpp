@@ -22,7 +22,16 @@ struct sm_shared_limits {
     std::uint64_t shared_bytes;        // the most shared memory an SM holds (the max-shared split)
     std::uint32_t reserved_per_block;  // shared memory the driver keeps for each resident block
     std::uint64_t least_l1_bytes;      // the L1 of the max-shared split: the least any launch gets
+    std::uint32_t allocation_unit = 0;  // a block's shared memory and reservation are rounded up to this (0: not)
 };
+
+// The unit the occupancy calculator rounds a block's shared memory and reservation up to, by compute
+// capability (cuda_occupancy.h, cudaOccSMemAllocationGranularity: 256 bytes up to 7.x, 128 from 8.0).
+// Without it a kernel of 39100 B in 256-thread blocks on an H200 counts 5 blocks in a 196 KiB split
+// (5 x 40124 B) where the API, and the SM, hold 4 (5 x 40192 B is more).
+GPU_TOPOLOGY_HD constexpr std::uint32_t shared_allocation_unit(std::uint32_t cc_major) {
+    return cc_major >= 8 ? 128 : 256;
+}
 
 // One launch: the carveout asked for, and what each SM then holds for blocks of the kernel's size
 // and shared memory.
@@ -63,31 +72,41 @@ namespace detail {
 GPU_TOPOLOGY_HD constexpr std::uint32_t smaller(std::uint64_t a, std::uint64_t b) {
     return static_cast<std::uint32_t>(a < b ? a : b);
 }
+// What one block of a kernel declaring `shared_bytes` takes of its SM's shared memory.
+GPU_TOPOLOGY_HD constexpr std::uint64_t shared_per_block(std::uint64_t shared_bytes, const sm_shared_limits& limits) {
+    const std::uint64_t bytes = shared_bytes + limits.reserved_per_block, unit = limits.allocation_unit;
+    return unit == 0 ? bytes : (bytes + unit - 1) / unit * unit;
+}
 // Blocks the SM's threads, block limit and shared memory leave room for: what the driver's
 // default split holds (it makes room for the most blocks: every measured default row agrees).
 GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threads, std::uint32_t shared_bytes,
                                                             const sm_shared_limits& limits) {
     if (threads == 0 || threads > limits.max_threads) return 0;
-    const std::uint64_t per_block = std::uint64_t(shared_bytes) + limits.reserved_per_block;
+    const std::uint64_t per_block = shared_per_block(shared_bytes, limits);
     const std::uint64_t by_shared = per_block == 0 ? limits.max_blocks : limits.shared_bytes / per_block;
     return smaller(smaller(limits.max_threads / threads, limits.max_blocks), by_shared);
 }
 
-// The shared-memory splits an SM offers are whole multiples of this on every NVIDIA architecture
-// from Volta to Blackwell (CUDA Programming Guide, compute capabilities: 0, 8, 16, 32, 64, 100, 132,
-// 164, 196 or 228 KB on 9.0 and 10.0; 0 to 100 KB on 8.6, 8.9 and 12.0; 32 or 64 KB on 7.5).
+// The shared-memory splits an SM offers are whole multiples of this on every architecture from Volta
+// on (the CUDA Programming Guide's tables, cuda_occupancy.h's cudaOccAlignUpShmemSizeVoltaPlus): 0, 8,
+// 16, 32, 64 and 96 KB on 7.0; 32 and 64 on 7.5; 0, 8, 16, 32, 64, 100, 132 and 164 on 8.0 and 8.7;
+// 0, 8, 16, 32, 64 and 100 on 8.6, 8.9 and 12.x; those of 8.0 and 196 and 228 on 9.0 and 10.x.
 inline constexpr std::uint64_t kSharedSplitStepBytes = 4096;
 
 // Blocks of `shared_bytes` each that the split of `of`'s carveout holds, where the rows pin that split;
 // 0 where they do not. A split grows with the shared memory a kernel declares (the carveout's size,
 // or the least size that holds one block), so two kernels that got the same L1 at a carveout got the
 // same split, and every kernel declaring between them gets it too: a row of a smaller kernel with
-// `of`'s L1 pins it. Its size is at least what each such row's blocks hold, less than what one more
-// block would need where shared memory, not threads or the block limit, stopped them, and a whole
-// number of kSharedSplitStepBytes: the least such size is taken, so the blocks are a lower bound, and
-// exact where the rows leave one size (on an H200, 48 KiB at carveout 75: 2 blocks of 96 KiB hold
-// 194 KiB, 6 of 32 KiB would need 198, so the split is 196 KiB and holds 4 blocks of 48 KiB, where
-// the 96 KiB rows alone said 2).
+// `of`'s L1 pins it. The split holds what each such row's blocks take (shared_per_block), and it is a
+// whole number of kSharedSplitStepBytes: the least such size is taken, so the blocks are a lower bound
+// (exact where no larger size fits the rows either; a split that one more block of a row would fill,
+// where shared memory and not threads or the block limit stopped it, marks rows that contradict the
+// step, and then what they hold is taken). On an H200 at carveout 75: 2 blocks of 96 KiB and their 1
+// KiB reservations take 194 KiB, so the split is 196 KiB (6 blocks of 32 KiB would need 198), and it
+// holds 4 blocks of 48 KiB where the 96 KiB rows alone said 2. The rows' L1 is measured under the
+// driver's split and their blocks are the occupancy API's: for kernels of dynamic shared memory at a
+// carveout the two agree on every row the probe measured (rule_from keeps the kernels of a few bytes,
+// where the driver's split follows the block size, out).
 GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launch* rows, std::size_t row_count,
                                                                const l1_at_launch& of, std::uint32_t shared_bytes,
                                                                const sm_shared_limits& limits, std::uint64_t rule_from) {
@@ -95,7 +114,7 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
     bool smaller_kernel = false;
     for (std::size_t i = 0; i != row_count; ++i) {
         const l1_at_launch& row = rows[i];
-        const std::uint64_t per_block = std::uint64_t(row.shared_bytes_per_block) + limits.reserved_per_block;
+        const std::uint64_t per_block = shared_per_block(row.shared_bytes_per_block, limits);
         if (row.carveout_percent != of.carveout_percent || row.size_bytes != of.size_bytes || per_block <= rule_from ||
             row.threads_per_block == 0)
             continue;
@@ -105,7 +124,7 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
         const std::uint32_t room = smaller(limits.max_threads / row.threads_per_block, limits.max_blocks);
         if (blocks < room && (blocks + 1) * per_block < short_of) short_of = (blocks + 1) * per_block;
     }
-    const std::uint64_t each = std::uint64_t(shared_bytes) + limits.reserved_per_block;
+    const std::uint64_t each = shared_per_block(shared_bytes, limits);
     if (!smaller_kernel || each == 0) return 0;
     const std::uint64_t least = (held + kSharedSplitStepBytes - 1) / kSharedSplitStepBytes * kSharedSplitStepBytes;
     const std::uint64_t split = least < short_of ? least : held;  // rows that leave no whole size: what they hold
@@ -126,8 +145,9 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
 //    to a size the architecture supports and at least the block's shared memory and reservation
 //    (the measured 8, 32 and 96 KiB rows all follow it), so a smaller declaration can only get
 //    more. Where a smaller measured size got the same L1 at that carveout, the split is pinned
-//    (detail::blocks_in_pinned_split) and the blocks are those it holds. Below it, where the block limit rather than the shared memory bounds the blocks, the
-//    split follows no such rule (256 B got less L1 than 8 KiB at some carveouts:
+//    (detail::blocks_in_pinned_split) and the blocks are those it holds. Below that size, where
+//    the block limit rather than the shared memory bounds the blocks, the split follows no such
+//    rule (256 B got less L1 than 8 KiB at some carveouts:
 //    docs/l1-effective-capacity.md) and no other size's rows answer.
 //  - The driver's default, where no row of exactly this kernel measured it: the most blocks the
 //    SM's limits allow (every measured default row holds exactly that many), with the most L1 of
@@ -145,7 +165,7 @@ GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_lau
     constexpr std::uint32_t none = 0xffffffffu;
     std::uint32_t size = none;
     const std::uint64_t rule_from = limits.max_blocks == 0 ? 0 : limits.shared_bytes / limits.max_blocks;
-    const bool rule_holds = std::uint64_t(shared_bytes) + limits.reserved_per_block > rule_from;
+    const bool rule_holds = detail::shared_per_block(shared_bytes, limits) > rule_from;
     for (std::size_t i = 0; i != row_count; ++i) {  // not <: a count of 0 would warn (nvcc #186)
         const std::uint32_t s = rows[i].shared_bytes_per_block;
         if (s == shared_bytes) size = s;

@@ -81,18 +81,28 @@ std::string program(const simulate::Architecture& arch, bool device) {
           << "ull, \"l1_bytes_at answers less L1 than the launch gets\");\n";
     }
     p << "#endif\n";
-    // Shared sizes between and beside the measured ones (8, 32, 96 KiB), block sizes of the choosers.
+    // Shared sizes between and beside the measured ones (8, 32, 96 KiB), some not whole 128 B (the calculator
+    // rounds a block's up), block sizes of the choosers. The blocks the header counts on at one carveout: its
+    // options from that carveout's rows alone (a carveout whose split another one's option stands for is
+    // listed once; alone, it is its own option, or the driver's when they share a split).
     p << "constexpr std::uint32_t blocks_at(std::uint32_t threads, std::uint32_t shared, int carveout) {\n"
-      << "    const auto options = gpu_topology::carveout_options_for(threads, shared);\n"
+      << "    gpu_topology::l1_at_launch rows[gpu_topology::l1_launch_count]{};\n"
+      << "    std::size_t count = 0;\n"
+      << "    for (std::size_t i = 0; i != gpu_topology::l1_launch_count; ++i)\n"
+      << "        if (gpu_topology::l1_launches[i].carveout_percent == carveout) rows[count++] = gpu_topology::l1_launches[i];\n"
+      << "    const auto options = gpu_topology::carveout_options_from(rows, count, threads, shared,\n"
+      << "                                                             gpu_topology::this_gpu_shared_limits());\n"
       << "    const auto* at = options.find(carveout);\n"
+      << "    if (!at && count != 0) at = options.left_to_driver();\n"
       << "    return at ? at->resident_blocks : 0u;\n"
       << "}\n";
     for (const std::uint32_t threads : {128u, 256u, 512u, 1024u})
-        for (const std::uint32_t shared : {12u << 10, 20u << 10, 24u << 10, 40u << 10, 48u << 10, 64u << 10, 80u << 10}) {
+        for (const std::uint32_t shared : {8324u, 12u << 10, 20u << 10, 24u << 10, 32388u, 39100u, 40u << 10, 48u << 10,
+                                           64u << 10, 65800u, 80u << 10}) {
             if (shared + std::uint64_t(arch.facts.reserved_shared_per_block_bytes) >
                 std::uint64_t(arch.facts.shared_per_block_optin_bytes))
                 continue;
-            for (const int carveout : {0, 10, 25, 50, 75, 100}) {
+            for (const int carveout : {-1, 0, 10, 25, 50, 75, 100}) {
                 const std::uint32_t api = simulate::resident_blocks(arch, {kernels::ChaseKernel::plain, shared, threads, carveout});
                 p << "static_assert(blocks_at(" << threads << "u, " << shared << "u, " << carveout << ") <= " << api
                   << "u, \"carveout_options_for counts on more blocks than the occupancy API gives\");\n";
