@@ -43,6 +43,15 @@ constexpr gt::stencil_machine kH100{PROFILE_H100_L1_SIZE_BYTES,          PROFILE
 constexpr gt::grid_extent kCube256{256, 256, 256};
 constexpr gt::grid_extent kWide{1024, 1024, 128};
 
+// A grid written XxYxZ (the searches' files); false for anything else.
+bool read_grid(const std::string& text, gt::grid_extent& g) {
+    unsigned long long x = 0, y = 0, z = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%llux%llux%llu%c", &x, &y, &z, &tail) != 3) return false;
+    g = {x, y, z};
+    return true;
+}
+
 // this_gpu() holds the profile's values, as CMake's own JSON parser read them
 // from the profile the header was rendered from (PROFILE_*, tests/header/CMakeLists.txt).
 TEST(StencilChooser, TheMachineIsTheProfiles) {
@@ -227,8 +236,7 @@ std::vector<Search> recorded_searches() {
             if (std::sscanf(shapes.front().c_str(), "%u_%u_%u", &x, &y, &z) == 3) s.threads = x * y * z;
         }
         if (s.threads == 0) ADD_FAILURE() << "no block size for " << s.grid << " (a shapes line must come first)";
-        std::sscanf(s.grid.c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
-                    reinterpret_cast<unsigned long long*>(&s.extent.y), reinterpret_cast<unsigned long long*>(&s.extent.z));
+        if (!read_grid(s.grid, s.extent)) ADD_FAILURE() << "a grid that is not XxYxZ: " << s.grid;
         if (c.size() != shapes.size() + 4) ADD_FAILURE() << "a line of " << c.size() << " cells: " << s.grid;
         for (std::size_t i = 0; i + 4 < c.size() && i < shapes.size(); ++i) s.glups[shapes[i]] = std::stod(c[i + 4]);
         searches.push_back(std::move(s));
@@ -729,8 +737,7 @@ std::vector<SharedSearch> recorded_shared_searches() {
         }
         if (!confirmed) {
             SharedSearch s{c.at(0), c.at(1), c.at(3)};
-            std::sscanf(s.grid.c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
-                        reinterpret_cast<unsigned long long*>(&s.extent.y), reinterpret_cast<unsigned long long*>(&s.extent.z));
+            if (!read_grid(s.grid, s.extent)) ADD_FAILURE() << "a grid that is not XxYxZ: " << s.grid;
             s.shared = std::uint32_t(std::stoul(c.at(4)));
             s.carveout = std::stoi(c.at(5));
             searches.push_back(std::move(s));
@@ -827,10 +834,7 @@ std::vector<LowOccupancySearch> low_occupancy_searches() {
         }
         if (searches.empty() || searches.back().card != c[0] || searches.back().grid != c[1]) {
             LowOccupancySearch s{c[0], c[1]};
-            if (std::sscanf(s.grid.c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
-                            reinterpret_cast<unsigned long long*>(&s.extent.y),
-                            reinterpret_cast<unsigned long long*>(&s.extent.z)) != 3)
-                ADD_FAILURE() << "a grid that is not XxYxZ: " << line;
+            if (!read_grid(s.grid, s.extent)) ADD_FAILURE() << "a grid that is not XxYxZ: " << line;
             searches.push_back(std::move(s));
         }
         auto& s = searches.back();
@@ -901,11 +905,7 @@ TEST(StencilSharedMemory, BetweenMeasuredSizesTheBlocksAreTheOccupancyApis) {
         const auto c = csv_cells(line);
         ASSERT_EQ(c.size(), 10u) << "a line of " << c.size() << " cells, not 10: " << line;
         auto& s = searches[c[1]];
-        ASSERT_EQ(std::sscanf(c[1].c_str(), "%llux%llux%llu", reinterpret_cast<unsigned long long*>(&s.extent.x),
-                              reinterpret_cast<unsigned long long*>(&s.extent.y),
-                              reinterpret_cast<unsigned long long*>(&s.extent.z)),
-                  3)
-            << "a grid that is not XxYxZ: " << line;
+        ASSERT_TRUE(read_grid(c[1], s.extent)) << "a grid that is not XxYxZ: " << line;
         const int carveout = std::stoi(c[2]);
         const auto api = std::uint32_t(std::stoul(c[3]));
         const auto [at, added] = api_blocks.emplace(carveout, api);
