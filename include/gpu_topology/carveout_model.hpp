@@ -27,8 +27,8 @@ struct sm_shared_limits {
 
 // The unit the occupancy calculator rounds a block's shared memory and reservation up to, by compute
 // capability (cuda_occupancy.h, cudaOccSMemAllocationGranularity: 256 bytes up to 7.x, 128 from 8.0).
-// Without it a kernel of 39100 B in 256-thread blocks on an H200 counts 5 blocks in a 196 KiB split
-// (5 x 40124 B) where the API, and the SM, hold 4 (5 x 40192 B is more).
+// Without it a kernel of 39100 B in 256-thread blocks on Hopper counts 5 blocks in carveout 75's 196 KiB
+// split (5 x 40124 B) where the API gives 4 (5 x 40192 B is more).
 GPU_TOPOLOGY_HD constexpr std::uint32_t shared_allocation_unit(std::uint32_t cc_major) {
     return cc_major >= 8 ? 128 : 256;
 }
