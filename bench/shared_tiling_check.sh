@@ -62,7 +62,7 @@ grids=$(python3 bench/stencil_grids.py "$STENCIL_SEED" "$STENCIL_GRIDS") || exit
 shapes=$(python3 bench/gemm_shapes.py "$GEMM_SEED" "$GEMM_SHAPES") || exit 2
 stencil_steps=()
 for kind in $STENCIL_KINDS; do
-  [[ "$kind" =~ ^[0-9]+:[0-9]+$ ]] || { echo "bench/shared_tiling_check.sh: STENCIL_KINDS holds shared bytes:threads, not '$kind'" >&2; exit 2; }
+  [[ "$kind" =~ ^[0-9]+:[1-9][0-9]*$ ]] || { echo "bench/shared_tiling_check.sh: STENCIL_KINDS holds shared bytes:threads, not '$kind'" >&2; exit 2; }
   stencil_steps+=("${kind%:*} ${kind#*:}")
 done
 echo "shared-tiling check on $CARD ($PROFILE), budget ${BUDGET_S} s"

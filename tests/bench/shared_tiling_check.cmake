@@ -56,6 +56,18 @@ foreach(size 8192 32768 98304)
 endforeach()
 expect_match(plan "${out}" "gemm --search --repeats 3 --csv gemm-h200.csv${eight_shapes}\n")
 expect(plan NOT EXISTS "${WORK}/plan")
+# Other kernels (STENCIL_KINDS: shared bytes:threads), and what is not one.
+check(kinds ENV SHARED_TILING_PLAN=1 "STENCIL_KINDS=49152:512 24576:1024" ARGS h100)
+expect_match(kinds "${rc}" "^0$")
+expect_match(kinds "${out}" "--threads 512 --shared-bytes 49152 --min-x 16 --csv stencil-h100-s49152-t512.csv${eight_grids}\n")
+expect_match(kinds "${out}" "--threads 1024 --shared-bytes 24576 --min-x 16 --csv stencil-h100-s24576-t1024.csv${eight_grids}\n")
+if(out MATCHES "--shared-bytes 8192")
+  message(FATAL_ERROR "kinds: a kernel STENCIL_KINDS does not name was planned:\n${out}")
+endif()
+foreach(bad 8192 0:0 48k:512)
+  check(bad_kind ENV "STENCIL_KINDS=8192:256 ${bad}" ARGS h100)
+  expect_match(bad_kind "${rc}:${out}" "^2:.*STENCIL_KINDS holds shared bytes:threads, not '${bad}'")
+endforeach()
 
 # A whole check with the stand-ins: every search runs, the summary reports the ratios they wrote.
 check(whole ENV ${fakes} ARGS h100)
