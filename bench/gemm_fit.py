@@ -9,21 +9,46 @@ kernel, at the helper's carveout).
     bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-trips N] [--run-bytes B] [--larger] [--fit] [--grid]
 
 --store-share, --capped-trips and --run-bytes replay other values of the model's fitted constants
-(kSgemmStoreShare, kSgemmCappedL2Trips, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without runs); --larger takes a round's step as the larger of the SM's busy time and one block's chain
-instead of their sum (with --capped-trips 1 --run-bytes 0, the model before 2026-11-27); --fit sweeps the store share on each file and reports the value each
-file picks and what that value gives on the other files (fitted on one, held out on the others); --grid prints,
-for all files together, the picks at 0.90 or better and the worst pick and list over the capped trips, with a
-step's sum and its larger. The machine is the stored profile of the card a file's name holds (h200, else h100:
-generated/nvidia-<card>).
+(kSgemmStoreShare, kSgemmCappedL2Trips, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without
+runs); --larger takes a round's step as the larger of the SM's busy time and one block's chain instead
+of their sum (with --capped-trips 1 --run-bytes 0, the model's first form); --fit sweeps the store share
+on each file and reports the value each file picks and what that value gives on the other files (fitted
+on one, held out on the others); --grid prints, for all files together, the picks at 0.90 or better and
+the worst pick and list over the capped trips, with a step's sum and its larger. The machine is that of
+the stored profile of the card a file's name holds (h200, else h100: generated/profiles/nvidia-<card>.json),
+read as this_gpu_gemm() reads the header rendered from it.
 """
 import csv
+import json
+import math
 import sys
 from collections import OrderedDict
 
-# generated/nvidia-<card>/gpu_topology.hpp as this_gpu_gemm() reads it.
-H100 = dict(sm_count=132, clock=1.98e9, fma=128, issue=4, shared_bw=32878255720054, l2_bw=8555353951890,
-            dram_bw=3145133283888, l2_bytes=52428800, l2_lat=493, regs=65536, banks=32, bank_bytes=4, warp=32)
-H200 = dict(H100, shared_bw=32862172434878, l2_bw=9192767687720, dram_bw=4507347640578, l2_bytes=62914560)
+
+
+def profile_machine(card):
+    """this_gpu_gemm() of the header rendered from generated/profiles/nvidia-<card>.json: its facts, an estimate's
+    median rounded as the header renders it, and what sm_architecture_of() gives the compute capability."""
+    p = json.load(open(f"generated/profiles/nvidia-{card}.json"))
+    def fact(*path):
+        q = p
+        for key in path:
+            q = q[key]
+        value = q["value"] if isinstance(q, dict) and "value" in q else q
+        if isinstance(value, dict):  # an estimate: the header holds its median, rounded
+            value = value["p50"]
+        return math.floor(value + 0.5)
+    major, minor = fact("device", "cc_major"), fact("device", "cc_minor")
+    half_rate = (major == 6 and minor == 0) or major == 7 or (major == 8 and minor == 0)
+    return dict(sm_count=fact("device", "sm_count"), clock=fact("device", "sm_clock_max_khz") * 1e3,
+                fma=64 if half_rate else 128, issue=4, shared_bw=fact("caches", "shared", "bandwidth_bytes_per_s"),
+                l2_bw=fact("caches", "l2", "bandwidth_bytes_per_s"), dram_bw=fact("caches", "dram", "bandwidth_bytes_per_s"),
+                l2_bytes=fact("caches", "l2", "size_bytes"), l2_lat=fact("caches", "l2", "far_latency_cycles"),
+                regs=fact("sm", "registers"), banks=fact("caches", "shared", "banks"),
+                bank_bytes=fact("caches", "shared", "bank_bytes"), warp=32)
+
+
+MACHINES = {card: profile_machine(card) for card in ("h100", "h200")}
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
 CAPPED_TRIPS = 3
 RUN_BYTES = 192
@@ -104,7 +129,7 @@ def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_tr
 
 def products(path):
     """The products of one search CSV, each with the machine of the card its file name holds."""
-    machine = H200 if "h200" in path.rsplit("/", 1)[-1] else H100
+    machine = MACHINES["h200" if "h200" in path.rsplit("/", 1)[-1] else "h100"]
     out = OrderedDict()
     for r in csv.DictReader(open(path)):
         if r["kind"] != "config":
