@@ -232,10 +232,11 @@ inline constexpr double kSgemmCappedL2Trips = 3;
 //    block tile loads 136 runs a step where 64x128 loads 72, for the same bytes, and 64x128 ran up to
 //    1.14 times as fast on every large square product where the model, blind to runs, ranked them
 //    alike. On the 32 products of four searches (an H200's two of 8 in
-//    tests/data/h200_gemm_searches.csv, then 8 on an H100 and 8 on an H200; bench/gemm_fit.py --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better
-//    against 27 without, worst 0.852 against 0.824; on 24 products of three H100s (seeds 20261242,
-//    20261252, 20261262) 20-21 against 14, worst 0.865 against 0.848; the short list at 1.000 either
-//    way. 224 and more take some picks to 0.70. The stencil's value, inside that range, is kept.
+//    tests/data/h200_gemm_searches.csv, then 8 on an H100 and 8 on an H200; bench/gemm_fit.py
+//    --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better against 27 without, worst 0.852
+//    against 0.824; on 24 products of three H100s (seeds 20261242, 20261252, 20261262) 20-21 against
+//    14, worst 0.865 against 0.848; the short list at 1.000 either way. 224 and more take some picks
+//    to 0.70. The stencil's value, inside that range, is kept.
 inline constexpr double kSgemmL2BytesPerRun = 192;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;

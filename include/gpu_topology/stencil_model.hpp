@@ -133,10 +133,10 @@ inline constexpr int kStencilLevelOverlapNorm = 4;
 //    (1 - share + share N / n) of its time at N. Every shape of a 1024-thread block with 32 or
 //    96 KiB of shared memory at carveout 0 (one resident block, 1024 threads) ran 33-36 % slower
 //    than without (two, 2048), the fastest shape 0.64-0.71 of the fastest without, on 6 grids per
-//    card (tests/data/stencil_shared_searches.csv): 0.48 puts it at 0.658-0.677 (with the low-occupancy
-//    shares below; 0.676 without them). It puts a 256-thread block
-//    alone on its SM at 0.34 of the rate of a 1024-thread one alone (1/4.36 against 1/1.48); an
-//    H200 ran them at 30 and 83 GLup/s (0.36), each with 8 KiB of shared memory per block.
+//    card (tests/data/stencil_shared_searches.csv): 0.48 puts it at 0.658-0.677 (with the
+//    low-occupancy shares below; 0.676 without them). It puts a 256-thread block alone on its SM at
+//    0.34 of the rate of a 1024-thread one alone (1/4.36 against 1/1.48); an H200 ran them at 30 and
+//    83 GLup/s (0.36), each with 8 KiB of shared memory per block.
 inline constexpr double kStencilLatencyShare = 0.48;
 //  - L1 keeps a block's tile and halo for its threads' reuse (a row is read by the threads r
 //    rows around it), and the resident blocks' tiles may overrun L1 by this factor before reuse
@@ -166,9 +166,9 @@ inline constexpr double kStencilL1Overcommit = 3.5;
 //    held none of those on 2 grids per card. 0.1 and 0.15 take the picks below 0.95, of all 48 grids,
 //    from 5 to 3 (H100) and 6 to 3 (H200), the worst from 0.892 to 0.930 and 0.881 to 0.932, the
 //    list's worst from 0.930 to 0.978 and 0.932 to 0.985; a drop of 0.2 or more takes some picks down
-//    to 0.83 (the z halo then costs next to nothing), a rise of 0.05 leaves the list at 0.95. On four H100 searches drawn after (seeds
-//    20261241-20261271, one-pass rates) picks below 0.95 went 11 -> 8, 7 -> 6, 7 -> 7 and 4 -> 3 of 48.
-//    At a full SM (every search without shared memory) neither moves.
+//    to 0.83 (the z halo then costs next to nothing), a rise of 0.05 leaves the list at 0.95. On four
+//    H100 searches drawn after (seeds 20261241-20261271, one-pass rates) picks below 0.95 went 11 -> 8,
+//    7 -> 6, 7 -> 7 and 4 -> 3 of 48. At a full SM (every search without shared memory) neither moves.
 inline constexpr double kStencilZHaloDropPerLoad = 0.1;
 inline constexpr double kStencilIdleRisePerLoad = 0.15;
 //  - The shares move with the latency load up to this one and no further: the searches they were
