@@ -93,9 +93,13 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t most_resident_blocks(std::uint32_t threa
 // 0, 8, 16, 32, 64 and 100 on 8.6, 8.9 and 12.x; those of 8.0 and 196 and 228 on 9.0 and 10.x.
 inline constexpr std::uint64_t kSharedSplitStepBytes = 4096;
 
-// Blocks of `shared_bytes` each that the split of `of`'s carveout holds, where the rows pin that split;
-// 0 where they do not. A split grows with the shared memory a kernel declares (the carveout's size,
-// or the least size that holds one block), so two kernels that got the same L1 at a carveout got the
+// Blocks of `shared_bytes` each that the split of `of`'s carveout holds, by what is known of that
+// split: a lower bound. The split is at least the carveout's share of the SM's shared memory, in whole
+// kSharedSplitStepBytes (for kernels above the block limit's share a carveout's split is its share
+// rounded up to a size the architecture offers: carveout_options_from); on an H100 at carveout 100,
+// 4 blocks of 56000 B where the 96 KiB rows and the pin below said 3 (the occupancy API and
+// bench/resident_blocks.cu: 4). And the rows may pin it. A split grows with the shared memory a
+// kernel declares (the carveout's size, or the least size that holds one block), so two kernels that got the same L1 at a carveout got the
 // same split, and every kernel declaring between them gets it too: a row of a smaller kernel with
 // `of`'s L1 pins it. The split holds what each such row's blocks take (shared_per_block), and it is a
 // whole number of kSharedSplitStepBytes: the least such size is taken, so the blocks are a lower bound
@@ -107,7 +111,7 @@ inline constexpr std::uint64_t kSharedSplitStepBytes = 4096;
 // driver's split and their blocks are the occupancy API's: for kernels of dynamic shared memory at a
 // carveout the two agree on every row the probe measured (rule_from keeps the kernels of a few bytes,
 // where the driver's split follows the block size, out).
-GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launch* rows, std::size_t row_count,
+GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_known_split(const l1_at_launch* rows, std::size_t row_count,
                                                                const l1_at_launch& of, std::uint32_t shared_bytes,
                                                                const sm_shared_limits& limits, std::uint64_t rule_from) {
     std::uint64_t held = 0, short_of = limits.shared_bytes + 1;
@@ -125,9 +129,17 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
         if (blocks < room && (blocks + 1) * per_block < short_of) short_of = (blocks + 1) * per_block;
     }
     const std::uint64_t each = shared_per_block(shared_bytes, limits);
-    if (!smaller_kernel || each == 0) return 0;
-    const std::uint64_t least = (held + kSharedSplitStepBytes - 1) / kSharedSplitStepBytes * kSharedSplitStepBytes;
-    const std::uint64_t split = least < short_of ? least : held;  // rows that leave no whole size: what they hold
+    if (each == 0) return 0;
+    const auto whole_steps = [](std::uint64_t bytes) {
+        return (bytes + kSharedSplitStepBytes - 1) / kSharedSplitStepBytes * kSharedSplitStepBytes;
+    };
+    const std::uint64_t share = of.carveout_percent > 0 ? std::uint64_t(of.carveout_percent) * limits.shared_bytes / 100 : 0;
+    std::uint64_t split = whole_steps(share) < limits.shared_bytes ? whole_steps(share) : limits.shared_bytes;
+    if (smaller_kernel) {
+        const std::uint64_t least = whole_steps(held);
+        const std::uint64_t pinned = least < short_of ? least : held;  // rows that leave no whole size: what they hold
+        if (pinned > split) split = pinned;
+    }
     return smaller(split / each, limits.max_blocks);
 }
 }  // namespace detail
@@ -144,8 +156,9 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t blocks_in_pinned_split(const l1_at_launc
 //    blocks and L1 are lower bounds. Above that size a carveout's split is the carveout rounded up
 //    to a size the architecture supports and at least the block's shared memory and reservation
 //    (the measured 8, 32 and 96 KiB rows all follow it), so a smaller declaration can only get
-//    more. Where a smaller measured size got the same L1 at that carveout, the split is pinned
-//    (detail::blocks_in_pinned_split) and the blocks are those it holds. Below that size, where
+//    more, and at least the blocks the carveout's share holds; where a smaller measured size got the
+//    same L1 at that carveout, the split is pinned, and the blocks are those it holds
+//    (detail::blocks_in_known_split). Below that size, where
 //    the block limit rather than the shared memory bounds the blocks, the split follows no such
 //    rule (256 B got less L1 than 8 KiB at some carveouts:
 //    docs/l1-effective-capacity.md) and no other size's rows answer.
@@ -201,7 +214,7 @@ GPU_TOPOLOGY_HD constexpr carveout_options carveout_options_from(const l1_at_lau
             std::uint32_t blocks = below != 0 ? detail::smaller(row.resident_blocks, most) : row.resident_blocks;
             if (size != shared_bytes && row.carveout_percent >= 0) {
                 const std::uint32_t pinned = detail::smaller(
-                    detail::blocks_in_pinned_split(rows, row_count, row, shared_bytes, limits, rule_from), most);
+                    detail::blocks_in_known_split(rows, row_count, row, shared_bytes, limits, rule_from), most);
                 if (pinned > blocks) blocks = pinned;
             }
             add({row.carveout_percent < 0 ? -1 : row.carveout_percent, blocks, row.size_bytes, exact});

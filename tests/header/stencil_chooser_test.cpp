@@ -208,7 +208,6 @@ struct Search {
     std::map<std::string, double> confirmed;  // the same, for the confirmed shapes only
 };
 
-
 std::vector<Search> recorded_searches() {
     std::ifstream in(STENCIL_SEARCHES);
     std::vector<std::string> shapes;
@@ -529,7 +528,10 @@ TEST(CarveoutOptions, UnmeasuredKernelsGetBounds) {
 // Kernels of sizes no row describes, some not whole 128 B, against the occupancy API of an H100
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor at each carveout, driver 580.159.04; an H200 has the same
 // compute capability, SM and reservation): the calculator rounds a block's shared memory and reservation
-// up to 128 B, so 8324 B in carveout 25's 64 KiB split is 6 blocks of 9472 B, not 7 of 9348.
+// up to 128 B, so 8324 B in carveout 25's 64 KiB split is 6 blocks of 9472 B, not 7 of 9348. The last six,
+// launches of user kernels no test had held the header to, were also counted on an H100 by a plain kernel
+// (bench/resident_blocks.cu, GPU-1d1c7e04): 56000 B at carveout 100 holds 4, where a split taken from the
+// rows alone held 3.
 TEST(CarveoutOptions, OddSizesGetTheOccupancyApisBlocks) {
     if (kLimits.shared_bytes != 228 * kKiB || kLimits.reserved_per_block != 1024 || kLimits.allocation_unit != 128)
         GTEST_SKIP() << "the API's answers are a Hopper SM's";
@@ -541,7 +543,9 @@ TEST(CarveoutOptions, OddSizesGetTheOccupancyApisBlocks) {
     constexpr Asked kAsked[] = {{128, 8324, 25, 6},  {128, 8580, 50, 13},  {128, 32388, 75, 5},
                                 {256, 65800, 75, 2}, {256, 39100, 75, 4},  {512, 49152, 75, 4},
                                 {256, 20000, 25, 3}, {256, 20000, 50, 6},  {256, 39100, -1, 5},
-                                {512, 49152, -1, 4}};
+                                {512, 49152, -1, 4}, {160, 12000, 50, 10}, {384, 24000, 75, 5},
+                                {640, 30000, 25, 2}, {768, 70000, 50, 1},  {320, 56000, 75, 3},
+                                {320, 56000, 100, 4}};
     for (const auto& a : kAsked) {
         const auto o = option_at(a.carveout, a.threads, a.shared);
         ASSERT_TRUE(o) << where(a.threads, a.shared) << ", carveout " << a.carveout;
