@@ -6,15 +6,16 @@ model's best 8, one per block tile and depth), each at the rate timed at the hel
 configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
 kernel, at the helper's carveout).
 
-    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-trips N] [--run-bytes B] [--larger] [--fit] [--grid]
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-per-trip N] [--run-bytes B] [--larger] [--fit] [--grid]
 
---store-share, --capped-trips and --run-bytes replay other values of the model's fitted constants
-(kSgemmStoreShare, kSgemmCappedL2Trips, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without
-runs); --larger takes a round's step as the larger of the SM's busy time and one block's chain instead
-of their sum (with --capped-trips 1 --run-bytes 0, the model's first form); --fit sweeps the store share
+--store-share, --capped-per-trip and --run-bytes replay other values of the model's fitted constants
+(kSgemmStoreShare, kSgemmCappedElementsPerTrip, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without
+runs, --capped-per-trip 0 gives a kernel at its register budget one trip a step); --larger takes a round's step as
+the larger of the SM's busy time and one block's chain instead of their sum (with --capped-per-trip 0 --run-bytes 0,
+the model's first form); --fit sweeps the store share
 on each file and reports the value each file picks and what that value gives on the other files (fitted
 on one, held out on the others); --grid prints, for all files together, the picks at 0.90 or better and
-the worst pick and list over the capped trips, with a step's sum and its larger. The machine is that of
+the worst pick and list over the elements per capped trip and the bytes a run. The machine is that of
 the stored profile of the card a file's name holds (h200, else h100: generated/profiles/nvidia-<card>.json),
 read as this_gpu_gemm() reads the header rendered from it.
 """
@@ -50,8 +51,8 @@ def profile_machine(card):
 
 MACHINES = {card: profile_machine(card) for card in ("h100", "h200")}
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
-CAPPED_TRIPS = 3
-RUN_BYTES = 192
+CAPPED_PER_TRIP = 5
+RUN_BYTES = 256
 
 
 def cdiv(a, b):
@@ -91,7 +92,7 @@ def spills(tile, m):
     return want > budget(tile, m)
 
 
-def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_trips=CAPPED_TRIPS, larger=False,
+def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_per_trip=CAPPED_PER_TRIP, larger=False,
              run_bytes=RUN_BYTES):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
@@ -110,7 +111,8 @@ def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_tr
     shared = warps * (bk * loads + stores) * m["banks"] * m["bank_bytes"] / (m["shared_bw"] / (m["sm_count"] * clock))
     l2 = (elements * 4 + (bm + bk) * run_bytes) / (m["l2_bw"] / m["sm_count"]) * clock
     busy = max(instructions / m["issue"], fma_cycles, shared, l2)
-    trips = capped_trips if registers >= budget(tile, m) else 1
+    capped = registers >= budget(tile, m) and capped_per_trip > 0
+    trips = max(1.0, elements // threads / capped_per_trip) if capped else 1.0
     chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
 
     def round_seconds(r):
@@ -170,7 +172,7 @@ def option(argv, name, default):
 
 def main(argv):
     constants = dict(store_share=option(argv, "--store-share", STORE_SHARE),
-                     capped_trips=option(argv, "--capped-trips", CAPPED_TRIPS), larger="--larger" in argv,
+                     capped_per_trip=option(argv, "--capped-per-trip", CAPPED_PER_TRIP), larger="--larger" in argv,
                      run_bytes=option(argv, "--run-bytes", RUN_BYTES))
     paths = [a for a in argv if a.endswith(".csv")]
     if not paths:
@@ -194,14 +196,16 @@ def main(argv):
                     print(f"  held out {other}: {summary(held, dict(constants, store_share=fitted))[0]}")
     if "--grid" in argv:
         everything = [p for group in files.values() for p in group]
-        print(f"{len(everything)} products: picks at 0.90 or better / worst pick / worst list")
-        for n in [1, 1.5, 2, 2.5, 3, 4, 5]:
+        runs = [192, 224, 256, 320]
+        print(f"{len(everything)} products: picks at 0.90 or better / lists at 0.97 or better / worst pick, "
+              f"per elements a capped trip (rows) and bytes a run (columns {runs})")
+        for n in [0, 2, 3, 4, 5, 6, 8]:
             cells = []
-            for larger in (False, True):
-                ratios = summary(everything, dict(constants, capped_trips=n, larger=larger))[1]
+            for run_bytes in runs:
+                ratios = summary(everything, dict(constants, capped_per_trip=n, run_bytes=run_bytes))[1]
                 picks, lists = [x[0] for x in ratios], [x[1] for x in ratios]
-                cells.append(f"{'larger' if larger else 'sum'} {sum(v >= 0.9 for v in picks)}/{min(picks):.2f}/{min(lists):.2f}")
-            print(f"  capped trips {n:>3}: " + "   ".join(cells))
+                cells.append(f"{sum(v >= 0.9 for v in picks)}/{sum(v >= 0.97 for v in lists)}/{min(picks):.2f}")
+            print(f"  {n:>3}: " + "   ".join(f"{c:>14}" for c in cells))
 
 
 if __name__ == "__main__":

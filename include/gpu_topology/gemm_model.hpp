@@ -204,7 +204,7 @@ GPU_TOPOLOGY_HD constexpr sgemm_space sgemm_space_on(std::uint32_t banks, std::u
 // busiest SM runs its blocks in rounds of the resident ones; DRAM moves A, B and C at least once (B
 // again for each row of blocks where it does not fit L2), and C's stores take the L2 after that. The
 // constants are the architecture's and the profile's facts, these counts and three fitted ones (a share,
-// a count and a run's cost):
+// the elements a capped trip brings and a run's cost):
 //  - Cycles a barrier costs a block, twice a k-step.
 inline constexpr std::uint32_t kSgemmBarrierCycles = 24;
 //  - Instructions a warp issues per k-step besides its FMAs and operand loads: each slice element it
@@ -217,27 +217,33 @@ inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
 //    sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list held for 0.2 to 0.5 on both sets of
 //    products. With the model now, on the H200's 16 products, 0.25 to 0.7 pick alike (0.2: one fewer).
 inline constexpr double kSgemmStoreShare = 0.3;
-//  - Fitted: the L2 round trips a step of a kernel takes when it has every register its launch
-//    bounds allow (the compiler then cannot keep a step's slice loads in flight together, we
-//    suppose): the two picks that missed most on an H200's searches were such kernels where each
-//    SM had few blocks to run, at 0.69 and 0.74 of the best (32x32x32 at 128 registers on a product
-//    21 rows high, 64x64x8 8x8 at 128 on one of 929 rows); where SMs run many blocks they do well.
-//    Fitted on an H200's searches of 16 products (bench/gemm_fit.py --grid): 2 and more pick alike.
-//    Only registers the program knows (sgemm_known_registers) show a kernel at its budget: the
-//    estimate (sgemm_registers) falls short of the compiler's count for the deeper slices.
-inline constexpr double kSgemmCappedL2Trips = 3;
+//  - Fitted: the slice elements a thread loads per L2 round trip in a step of a kernel that has every
+//    register its launch bounds allow (the compiler then cannot keep all of a step's slice loads in
+//    flight together, we suppose): such a kernel takes one trip per this many of the elements it
+//    stages (sgemm_staged_per_thread), at least one. The picks that missed most on an H200's searches
+//    were such kernels where each SM had few blocks to run (32x32x32 at 128 registers, 32 elements a
+//    thread, on a product 21 rows high; 64x64x8 8x8 at 128, 16 elements, on one of 929 rows); where
+//    SMs run many blocks they do well. Only registers the program knows (sgemm_known_registers) show a
+//    kernel at its budget: the estimate (sgemm_registers) falls short of the compiler's count for the
+//    deeper slices. Fitted with kSgemmL2BytesPerRun on three searches (bench/gemm_fit.py --grid): an
+//    H200's 16 products (tests/data/h200_gemm_searches.csv) and two H100 searches of 22 and 16
+//    (tests/data/h100_gemm_searches.csv: random draws and the few-column and few-row products with a
+//    long k that the model of then missed; bench/shared_tiling_check.sh's draw of seed 20261442):
+//    4 to 6 pick alike with 256 bytes a run. A fixed count of 3 trips, the form before, ranked
+//    32x32x32 above 32x32x16 (117 registers) where the product is narrow; 5 and more trips, the same
+//    for every capped kernel, left 64x64x8 8x8, the fastest on some square products, out of the list.
+inline constexpr double kSgemmCappedElementsPerTrip = 5;
 //  - Fitted: each run of consecutive addresses a step's slices load (a row of A's slice, block_k
 //    floats; a row of B's, block_n) costs the L2 as much as this many more bytes, as in the stencil
-//    model (kStencilL2BytesPerRun, 192, fitted there on stencil searches): at a k-tile of 8 a 128x64
-//    block tile loads 136 runs a step where 64x128 loads 72, for the same bytes, and 64x128 ran up to
-//    1.14 times as fast on every large square product where the model, blind to runs, ranked them
-//    alike. On the 32 products of four searches (an H200's two of 8 in
-//    tests/data/h200_gemm_searches.csv, then 8 on an H100 and 8 on an H200; bench/gemm_fit.py
-//    --run-bytes) 160 to 208 pick alike: 29-30 at 0.90 or better against 27 without, worst 0.852
-//    against 0.824; on 24 products of three H100s (seeds 20261242, 20261252, 20261262) 20-21 against
-//    14, worst 0.865 against 0.848; the short list at 1.000 either way. 224 and more take some picks
-//    to 0.70. The stencil's value, inside that range, is kept.
-inline constexpr double kSgemmL2BytesPerRun = 192;
+//    model (kStencilL2BytesPerRun): at a k-tile of 8 a 128x64 block tile loads 136 runs a step where
+//    64x128 loads 72, for the same bytes, and 64x128 ran up to 1.14 times as fast on every large
+//    square product where the model, blind to runs, ranked them alike; and shallow slices of narrow
+//    tiles load many runs for their bytes where a product has few rows or columns and a long k.
+//    On the 54 products above, with kSgemmCappedElementsPerTrip: the pick at 0.90 of the best or
+//    better on 53 from 224 to 320 bytes a run, on 47 at 192 (the value before; with the capped
+//    kernels' 3 trips of then, 44; worst 0.786, 40x5807x1155: 32x32x16 where 64x64x32 at carveout 25
+//    is best); the short list at 0.97 or better on 53 either way. The middle of the range.
+inline constexpr double kSgemmL2BytesPerRun = 256;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
 
@@ -333,7 +339,8 @@ GPU_TOPOLOGY_HD constexpr sgemm_estimate sgemm_estimate_of(const sgemm_config& c
     const double issue = m.issue_per_sm_clock == 0 ? 1.0 : double(m.issue_per_sm_clock);
     const double own_issue = double(warps) < issue ? double(warps) : issue;
     const bool capped = out.registers >= sgemm_register_budget(t, m.registers_per_sm);
-    const double chain = (capped ? kSgemmCappedL2Trips : 1.0) * m.l2_latency_cycles + 2.0 * kSgemmBarrierCycles +
+    const double trips = capped ? detail::larger(1.0, sgemm_staged_per_thread(t) / kSgemmCappedElementsPerTrip) : 1.0;
+    const double chain = trips * m.l2_latency_cycles + 2.0 * kSgemmBarrierCycles +
                          detail::larger(instructions / own_issue, fma_cycles);
     const double block_busy = detail::larger(detail::larger(instructions / issue, fma_cycles),
                                              detail::larger(shared_cycles * shared_scale, l2_seconds * clock));

@@ -1,18 +1,12 @@
 // The tiled-SGEMM helper of gpu_topology/gemm.hpp on the CPU, against the header of the stored H200
 // profile: its space compiles into the example's kernel (the same conditions the kernel asserts), its
-// padding removes the bank conflicts it counts, and its choices keep the rules it states; and on the
-// H200 searches its fitted constants came from (tests/data/h200_gemm_searches.csv, examples/gemm
-// --search), it picks what it was fitted to pick. New products: bench/shared_tiling_check.sh.
+// padding removes the bank conflicts it counts, and its choices keep the rules it states. What it picks
+// on the searches its constants were fitted on: gemm_searches_test.cpp.
 #include <gpu_topology/gemm.hpp>
 
 #include <gtest/gtest.h>
 
-#include "csv_cells.hpp"
-
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
-#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -225,78 +219,4 @@ constexpr auto kChosenAtCompileTime = gt::choose_sgemm({1024, 1024, 1024});
 static_assert(kChosenAtCompileTime.tile.threads() >= 64 && kChosenAtCompileTime.tile.pitch_a() % 4 == 0,
               "a configuration of the space, at compile time");
 TEST(SgemmHelper, InConstantExpressions) { EXPECT_EQ(kChosenAtCompileTime, gt::choose_sgemm({1024, 1024, 1024})); }
-}  // namespace
-
-namespace {
-// The searches the model's fitted constants came from (bench/gemm_fit.py replays them through its
-// mirror of the model): two sets of 8 products on H200s. A guard against changes that lose what the
-// fit reached, not a validation (products drawn after a change: bench/shared_tiling_check.sh). With
-// the registers the compiler gave each kernel, as examples/gemm passes them, the pick runs at 0.90 of
-// the best configuration timed or better on all 16 (15 before kSgemmL2BytesPerRun, the 16th at 0.82:
-// 32x32x8 where 64x64x16 is best), and the short list's best at 0.97 on every one. With estimated
-// registers the model cannot see a kernel at its register budget: 11 at 0.90 or better, none below 0.68.
-struct SearchedProduct {
-    gt::gemm_extent extent{};
-    std::vector<gt::sgemm_tile> tiles;        // each tile once, as first timed (at the helper's carveout)
-    std::vector<std::uint32_t> registers;
-    std::vector<double> tflops;
-    double best = 0;                          // over every row, other carveouts too
-    double rate_of(const gt::sgemm_tile& t) const {
-        for (std::size_t i = 0; i < tiles.size(); ++i)
-            if (tiles[i] == t) return tflops[i];
-        return 0;
-    }
-};
-
-std::map<std::string, SearchedProduct> searched_products() {
-    std::ifstream in(GEMM_SEARCHES);
-    std::string line;
-    std::map<std::string, std::size_t> column;
-    std::map<std::string, SearchedProduct> products;
-    while (std::getline(in, line)) {
-        const std::vector<std::string> cells = csv_cells(line);
-        if (column.empty()) {
-            for (std::size_t i = 0; i < cells.size(); ++i) column[cells[i]] = i;
-            continue;
-        }
-        const auto cell = [&](const char* name) { return cells.at(column.at(name)); };
-        const auto number = [&](const char* name) { return std::uint32_t(std::stoul(cell(name))); };
-        if (cell("kind") != "config") continue;
-        SearchedProduct& p = products[cell("shape")];
-        p.extent = {std::stoull(cell("m")), std::stoull(cell("n")), std::stoull(cell("k"))};
-        const gt::sgemm_tile t{number("block_m"), number("block_n"), number("block_k"),
-                               number("thread_m"), number("thread_n"), number("pad_a")};
-        const double rate = std::stod(cell("tflops"));
-        p.best = std::max(p.best, rate);
-        if (std::find(p.tiles.begin(), p.tiles.end(), t) == p.tiles.end())
-            p.tiles.push_back(t), p.registers.push_back(number("registers")), p.tflops.push_back(rate);
-    }
-    return products;
-}
-
-TEST(SgemmHelper, PicksWellOnTheSearchesItWasFittedOn) {
-    const auto products = searched_products();
-    ASSERT_EQ(products.size(), 16u) << GEMM_SEARCHES;
-    std::size_t good = 0, good_estimated = 0;
-    for (const auto& [shape, p] : products) {
-        const gt::sgemm_known_registers known{p.tiles.data(), p.registers.data(), p.tiles.size()};
-        const auto pick = gt::choose_sgemm(p.extent, false, known);
-        const double ratio = p.rate_of(pick.tile) / p.best;
-        good += ratio >= 0.90;
-        EXPECT_GE(ratio, 0.80) << shape << ": " << name(pick.tile);
-        const auto estimated = gt::choose_sgemm(p.extent);
-        const double estimated_ratio = p.rate_of(estimated.tile) / p.best;
-        good_estimated += estimated_ratio >= 0.90;
-        EXPECT_GE(estimated_ratio, 0.68) << shape << ", registers estimated: " << name(estimated.tile);
-        const auto list = gt::sgemm_tuning_list(p.extent, false, known);
-        double listed = 0;
-        for (std::uint32_t i = 0; i < list.count; ++i) listed = std::max(listed, p.rate_of(list.configs[i].tile));
-        EXPECT_GE(listed / p.best, 0.97) << shape;
-    }
-    std::printf("picks at 0.90 of the best or better: %zu of %zu; with registers estimated: %zu\n", good,
-                products.size(), good_estimated);
-    EXPECT_GE(good, 16u);
-    EXPECT_GE(good_estimated, 11u);
-}
-
 }  // namespace
