@@ -52,7 +52,7 @@ def profile_machine(card):
 MACHINES = {card: profile_machine(card) for card in ("h100", "h200")}
 BARRIER, PER_ELEMENT, PER_STEP, BEYOND_TILE, SECTOR, STORE_SHARE, LIST = 24, 3, 8, 32, 32, 0.3, 8
 CAPPED_PER_TRIP = 5
-RUN_BYTES = 256
+RUN_BYTES = 224
 
 
 def cdiv(a, b):

@@ -225,13 +225,14 @@ inline constexpr double kSgemmStoreShare = 0.3;
 //    thread, on a product 21 rows high; 64x64x8 8x8 at 128, 16 elements, on one of 929 rows); where
 //    SMs run many blocks they do well. Only registers the program knows (sgemm_known_registers) show a
 //    kernel at its budget: the estimate (sgemm_registers) falls short of the compiler's count for the
-//    deeper slices. Fitted with kSgemmL2BytesPerRun on three searches (bench/gemm_fit.py --grid): an
-//    H200's 16 products (tests/data/h200_gemm_searches.csv) and two H100 searches of 22 and 16
-//    (tests/data/h100_gemm_searches.csv: random draws and the few-column and few-row products with a
-//    long k that the model of then missed; bench/shared_tiling_check.sh's draw of seed 20261442):
-//    4 to 6 pick alike with 256 bytes a run. A fixed count of 3 trips, the form before, ranked
-//    32x32x32 above 32x32x16 (117 registers) where the product is narrow; 5 and more trips, the same
-//    for every capped kernel, left 64x64x8 8x8, the fastest on some square products, out of the list.
+//    deeper slices. Fitted with kSgemmL2BytesPerRun on five searches of 86 products
+//    (bench/gemm_fit.py --grid): two on H200s, 32 products (tests/data/h200_gemm_searches.csv), three
+//    on H100s, 54 (tests/data/h100_gemm_searches.csv: 16 random draws with the few-column and few-row
+//    products of a long k that the model of then missed, then bench/shared_tiling_check.sh's draws of
+//    seeds 20261442 and 20261462); 2 to 6 pick alike, and from 5 one more list holds the best. The
+//    form before, 3 trips for every capped kernel, ranked 32x32x32 (32 elements a thread) above
+//    32x32x16 (117 registers) where a product is narrow; 5 and more trips for every one left 64x64x8
+//    8x8, the fastest on some square products, out of the list.
 inline constexpr double kSgemmCappedElementsPerTrip = 5;
 //  - Fitted: each run of consecutive addresses a step's slices load (a row of A's slice, block_k
 //    floats; a row of B's, block_n) costs the L2 as much as this many more bytes, as in the stencil
@@ -239,11 +240,12 @@ inline constexpr double kSgemmCappedElementsPerTrip = 5;
 //    64x128 loads 72, for the same bytes, and 64x128 ran up to 1.14 times as fast on every large
 //    square product where the model, blind to runs, ranked them alike; and shallow slices of narrow
 //    tiles load many runs for their bytes where a product has few rows or columns and a long k.
-//    On the 54 products above, with kSgemmCappedElementsPerTrip: the pick at 0.90 of the best or
-//    better on 53 from 224 to 320 bytes a run, on 47 at 192 (the value before; with the capped
-//    kernels' 3 trips of then, 44; worst 0.786, 40x5807x1155: 32x32x16 where 64x64x32 at carveout 25
-//    is best); the short list at 0.97 or better on 53 either way. The middle of the range.
-inline constexpr double kSgemmL2BytesPerRun = 256;
+//    On the 86 products above, with kSgemmCappedElementsPerTrip: the pick at 0.90 of the best or
+//    better on 82 at 224 bytes a run, 81 at 256 and 320, 77 at 192 (the value before, with the
+//    capped trips of then 73; at 192 no search picks worse than before, at 224 one picks one fewer);
+//    the short list at 0.97 or better on 85 either way. 224: the most picks, where a long k and few
+//    columns (40x5807x1155: 32x32x16 at 0.79 where 64x64x32 at carveout 25 is best) need more than 192.
+inline constexpr double kSgemmL2BytesPerRun = 224;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
 

@@ -7,8 +7,8 @@
 // reached, not a validation (products drawn after a change: bench/shared_tiling_check.sh;
 // bench/gemm_fit.py replays the same files through its mirror of the model). With the registers the
 // compiler gave each kernel, as examples/gemm passes them, the pick runs at 0.90 of the best
-// configuration timed or better on all of the H200's 16 and 37 of the H100's 38 (28 with the
-// constants before: 3 trips for every capped kernel, 192 bytes a run; the 38th, 2735x1903x509, at
+// configuration timed or better on all of the H200's 32 and 50 of the H100's 54 (31 and 42 with the
+// constants before: 3 trips for every capped kernel, 192 bytes a run; the worst, 2735x1903x509, at
 // 0.79 with every value tried), and the short list's best at 0.97 on all but one (16292x159x1216,
 // 0.95). With estimated registers the model cannot see a kernel at its register budget, so fewer
 // picks reach 0.90, and none falls below 0.65 (two of the H100's few-row and few-column products:
