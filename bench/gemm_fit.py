@@ -6,11 +6,14 @@ model's best 8, one per block tile and depth), each at the rate timed at the hel
 configuration timed (one-pass rates). Registers and resident blocks are the CSV's (what the compiler gave each
 kernel, at the helper's carveout).
 
-    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-per-trip N] [--run-bytes B] [--larger] [--fit] [--grid]
+    bench/gemm_fit.py FILE.csv... [--store-share S] [--capped-per-trip N | --capped-trips N] [--run-bytes B] [--larger]
+                      [--fit] [--grid]
 
 --store-share, --capped-per-trip and --run-bytes replay other values of the model's fitted constants
 (kSgemmStoreShare, kSgemmCappedElementsPerTrip, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without
-runs, --capped-per-trip 0 gives a kernel at its register budget one trip a step); --larger takes a round's step as
+runs, --capped-per-trip 0 gives a kernel at its register budget one trip a step; --capped-trips N gives it N trips a
+step whatever it stages, the form before kSgemmCappedElementsPerTrip: --capped-trips 3 --run-bytes 192 replays the
+model of then); --larger takes a round's step as
 the larger of the SM's busy time and one block's chain instead of their sum (with --capped-per-trip 0 --run-bytes 0,
 the model's first form); --fit sweeps the store share
 on each file and reports the value each file picks and what that value gives on the other files (fitted
@@ -92,7 +95,8 @@ def spills(tile, m):
     return want > budget(tile, m)
 
 
-def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_per_trip=CAPPED_PER_TRIP, larger=False,
+def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_per_trip=CAPPED_PER_TRIP, capped_trips=None,
+             larger=False,
              run_bytes=RUN_BYTES):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
@@ -111,8 +115,13 @@ def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_pe
     shared = warps * (bk * loads + stores) * m["banks"] * m["bank_bytes"] / (m["shared_bw"] / (m["sm_count"] * clock))
     l2 = (elements * 4 + (bm + bk) * run_bytes) / (m["l2_bw"] / m["sm_count"]) * clock
     busy = max(instructions / m["issue"], fma_cycles, shared, l2)
-    capped = registers >= budget(tile, m) and capped_per_trip > 0
-    trips = max(1.0, elements // threads / capped_per_trip) if capped else 1.0
+    capped = registers >= budget(tile, m)
+    if capped and capped_trips is not None:
+        trips = capped_trips
+    elif capped and capped_per_trip > 0:
+        trips = max(1.0, elements // threads / capped_per_trip)
+    else:
+        trips = 1.0
     chain = trips * m["l2_lat"] + 2 * BARRIER + max(instructions / min(warps, m["issue"]), fma_cycles)
 
     def round_seconds(r):
@@ -172,7 +181,8 @@ def option(argv, name, default):
 
 def main(argv):
     constants = dict(store_share=option(argv, "--store-share", STORE_SHARE),
-                     capped_per_trip=option(argv, "--capped-per-trip", CAPPED_PER_TRIP), larger="--larger" in argv,
+                     capped_per_trip=option(argv, "--capped-per-trip", CAPPED_PER_TRIP),
+                     capped_trips=option(argv, "--capped-trips", None), larger="--larger" in argv,
                      run_bytes=option(argv, "--run-bytes", RUN_BYTES))
     paths = [a for a in argv if a.endswith(".csv")]
     if not paths:
@@ -180,7 +190,7 @@ def main(argv):
     files = {path: products(path) for path in paths}
     for path, group in files.items():
         text, ratios = summary(group, constants)
-        print(f"{path} ({', '.join(f'{k} {v}' for k, v in constants.items())}): {text}")
+        print(f"{path} ({', '.join(f'{k} {v}' for k, v in constants.items() if v is not None)}): {text}")
         for p, (pick, listed) in zip(group, ratios):
             print(f"  {p['name']:16} pick {pick:.3f} list {listed:.3f}")
     if "--fit" in argv:

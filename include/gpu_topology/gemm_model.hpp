@@ -215,7 +215,8 @@ inline constexpr std::uint32_t kSgemmInstructionsPerStep = 8;
 //    Fitted on an H100's searches (bench/gemm_fit.py, with the model of then, a step's larger and no
 //    capped trips): where k is small (23 to 147) C's stores take most of the time, at 65-82 G
 //    sectors/s, 0.25-0.30 of its 8.6 TB/s; pick and list held for 0.2 to 0.5 on both sets of
-//    products. With the model now, on the H200's 16 products, 0.25 to 0.7 pick alike (0.2: one fewer).
+//    products. With the model now, on the 86 products below, 0.2 to 0.5 pick alike (0.15 one more,
+//    0.7 two fewer).
 inline constexpr double kSgemmStoreShare = 0.3;
 //  - Fitted: the slice elements a thread loads per L2 round trip in a step of a kernel that has every
 //    register its launch bounds allow (the compiler then cannot keep all of a step's slice loads in
@@ -225,14 +226,15 @@ inline constexpr double kSgemmStoreShare = 0.3;
 //    thread, on a product 21 rows high; 64x64x8 8x8 at 128, 16 elements, on one of 929 rows); where
 //    SMs run many blocks they do well. Only registers the program knows (sgemm_known_registers) show a
 //    kernel at its budget: the estimate (sgemm_registers) falls short of the compiler's count for the
-//    deeper slices. Fitted with kSgemmL2BytesPerRun on five searches of 86 products
-//    (bench/gemm_fit.py --grid): two on H200s, 32 products (tests/data/h200_gemm_searches.csv), three
-//    on H100s, 54 (tests/data/h100_gemm_searches.csv: 16 random draws with the few-column and few-row
-//    products of a long k that the model of then missed, then bench/shared_tiling_check.sh's draws of
-//    seeds 20261442 and 20261462); 2 to 6 pick alike, and from 5 one more list holds the best. The
-//    form before, 3 trips for every capped kernel, ranked 32x32x32 (32 elements a thread) above
-//    32x32x16 (117 registers) where a product is narrow; 5 and more trips for every one left 64x64x8
-//    8x8, the fastest on some square products, out of the list.
+//    deeper slices. Fitted with kSgemmL2BytesPerRun on six searches of 86 products (bench/gemm_fit.py
+//    --grid): three on H200s, 32 products, and three on H100s, 54: 16 random draws and 6 products of
+//    few rows or columns that the model of then missed, then bench/shared_tiling_check.sh's draws of
+//    seeds 20261442 and 20261462 (tests/data/<card>_gemm_searches.csv, which also hold two searches
+//    drawn after this fit). 2 to 6 pick alike, and from 5 one more list holds the best. The form
+//    before, 3 trips for every capped kernel, ranked 32x32x32 (32 elements a thread) above 32x32x16
+//    (117 registers) where a product is narrow; a fixed 6 trips picks as well as this (82 of 86 at
+//    224 bytes a run) but leaves 64x64x8 8x8 (16 elements), the fastest on some square products, out
+//    of the list (84 lists at 0.97 against 85).
 inline constexpr double kSgemmCappedElementsPerTrip = 5;
 //  - Fitted: each run of consecutive addresses a step's slices load (a row of A's slice, block_k
 //    floats; a row of B's, block_n) costs the L2 as much as this many more bytes, as in the stencil
@@ -243,8 +245,9 @@ inline constexpr double kSgemmCappedElementsPerTrip = 5;
 //    On the 86 products above, with kSgemmCappedElementsPerTrip: the pick at 0.90 of the best or
 //    better on 82 at 224 bytes a run, 81 at 256 and 320, 77 at 192 (the value before, with the
 //    capped trips of then 73; at 192 no search picks worse than before, at 224 one picks one fewer);
-//    the short list at 0.97 or better on 85 either way. 224: the most picks, where a long k and few
-//    columns (40x5807x1155: 32x32x16 at 0.79 where 64x64x32 at carveout 25 is best) need more than 192.
+//    the short list at 0.97 or better on 85 either way. 224: the most picks, where products of few
+//    rows or columns need more than 192 (40x5807x1155: 32x32x16 at 0.79 where 64x64x32 at carveout
+//    25 is best).
 inline constexpr double kSgemmL2BytesPerRun = 224;
 //  - The L2's sector: the unit a store transaction moves.
 inline constexpr std::uint32_t kSgemmSectorBytes = 32;
