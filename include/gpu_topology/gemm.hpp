@@ -32,6 +32,17 @@ GPU_TOPOLOGY_HD constexpr sm_architecture sm_architecture_of(std::uint32_t cc_ma
     return {half_rate ? 64u : 128u, 4, 256};
 }
 
+namespace detail {
+// The latency of a load that L2 serves, as the model counts it: the far part's where the profile
+// has one (an SGEMM's panels lie in every slice, most of them across the chip), else the one L2
+// latency of a GPU whose latency curve shows no second plateau inside L2 (Volta, Turing, Ada and
+// consumer Blackwell as described in architectures/; the profile leaves the far latency unmeasured).
+template <typename L2Facts>
+GPU_TOPOLOGY_HD constexpr std::uint32_t l2_latency_of(const L2Facts& l2_facts) {
+    return l2_facts.far_latency_cycles.value_or(l2_facts.near_latency_cycles);
+}
+}  // namespace detail
+
 inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
 // The machine gpu_topology.hpp describes (it must know every fact used here).
@@ -50,7 +61,7 @@ GPU_TOPOLOGY_HD constexpr gemm_machine this_gpu_gemm() {
             cache2.bandwidth_bytes_per_s,
             detail::when_used<Dependent>(dram).bandwidth_bytes_per_s,
             cache2.size_bytes,
-            cache2.far_latency_cycles,
+            detail::l2_latency_of(cache2),
             per_sm.registers,
             arch.register_unit,
             memory.banks,

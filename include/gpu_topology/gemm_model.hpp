@@ -105,15 +105,19 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t wavefronts(std::uint32_t bytes, std::uin
     const std::uint32_t words = bytes < bank_bytes ? 1 : bytes / bank_bytes;
     std::uint32_t total = 0;
     for (std::uint32_t first = 0; first < lanes; first += phase) {
+        const std::uint32_t last = first + phase < lanes ? first + phase : lanes;
+        // Each lane's first word, once: a lane touches words base .. base + words - 1. (The model
+        // counts these for every configuration it ranks; in a constant expression every step costs.)
+        std::uint64_t base[64] = {};
+        for (std::uint32_t lane = first; lane < last; ++lane) base[lane - first] = address(lane) / bank_bytes;
         std::uint32_t ways[64] = {};  // distinct words per bank in this phase (a profile has at most 64 banks)
         std::uint32_t most = 0;
-        for (std::uint32_t lane = first; lane < first + phase && lane < lanes; ++lane)
+        for (std::uint32_t lane = first; lane < last; ++lane)
             for (std::uint32_t w = 0; w < words; ++w) {
-                const std::uint64_t word = address(lane) / bank_bytes + w;
-                bool seen = false;
-                for (std::uint32_t before = first; before <= lane && !seen; ++before)
-                    for (std::uint32_t v = 0; v < words && !seen; ++v)
-                        seen = (before < lane || v < w) && address(before) / bank_bytes + v == word;
+                const std::uint64_t word = base[lane - first] + w;
+                bool seen = false;  // an earlier lane of the phase touches it too
+                for (std::uint32_t before = first; before < lane && !seen; ++before)
+                    seen = base[before - first] <= word && word < base[before - first] + words;
                 if (seen || word % banks >= 64) continue;
                 const std::uint32_t n = ++ways[word % banks];
                 most = n > most ? n : most;

@@ -13,10 +13,16 @@
 //  - for kernels declaring shared memory the carveout table did not measure, the
 //    blocks carveout_options_for counts on at each carveout are never more than the
 //    occupancy API gives (the described split rule), so a launch it picks holds at
-//    least what it was weighed with.
+//    least what it was weighed with;
+//  - the SGEMM helper (gpu_topology/gemm.hpp) compiles, and its pick and short list
+//    for products of every kind launch on the described SM: blocks of at most 1024
+//    threads, shared memory a block may declare, at least one block resident by
+//    shared memory and registers, and never more than the occupancy API gives.
 #include "model/serialize.hpp"
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
+
+#include <gpu_topology/gemm_model.hpp>
 
 #include "architecture_files.hpp"
 
@@ -49,9 +55,61 @@ struct Launch {
 constexpr Launch kLaunches[] = {{0, 1024, 0}, {25, 256, 0}, {100, 32, 0}, {0, 1024, 16}, {50, 256, 16},
                                 {-1, 1024, 8192}, {10, 256, 32768}};
 
+// The facts a helper needs, as the preprocessor condition that they are all measured.
+std::string all_measured(std::initializer_list<const char*> facts) {
+    std::string condition;
+    for (const char* fact : facts)
+        condition += std::string(condition.empty() ? "" : " && ") + "!defined(GPU_TOPOLOGY_" + fact + "_UNMEASURED)";
+    return condition;
+}
+constexpr std::initializer_list<const char*> kChooserFactNames = {
+    "L1_SIZE_BYTES", "L1_LINE_BYTES", "L1_SECTOR_BYTES", "L1_BANDWIDTH_BYTES_PER_S", "L2_BANDWIDTH_BYTES_PER_S",
+    "DRAM_BANDWIDTH_BYTES_PER_S"};
+const std::string kChooserFacts = all_measured(kChooserFactNames);
+// gemm_machine's facts; the L2's latency is the far part's where it has one, else the near one's.
+constexpr std::initializer_list<const char*> kGemmFactNames = {
+    "SHARED_BANDWIDTH_BYTES_PER_S", "L2_BANDWIDTH_BYTES_PER_S", "DRAM_BANDWIDTH_BYTES_PER_S", "L2_NEAR_LATENCY_CYCLES",
+    "SHARED_BANKS", "SHARED_BANK_BYTES"};
+
+// Products of the kinds bench/gemm_shapes.py draws: square, tall and skinny, odd, one side small.
+constexpr gpu_topology::gemm_extent kGemmProducts[] = {
+    {1024, 1024, 1024}, {16384, 64, 2048}, {1999, 1531, 1023}, {2048, 2048, 16}, {40, 5000, 1000}};
+
+// The SGEMM helper's launches against the described SM. api_blocks(): the described occupancy API's
+// blocks for every block size and shared size of the helper's space at every carveout the header
+// measures (0 for any other, which fails the check).
+std::string gemm_checks(const simulate::Architecture& arch) {
+    std::ostringstream p;
+    p << "#if " << all_measured(kGemmFactNames) << "\n"
+      << "constexpr std::uint32_t api_blocks(std::uint32_t threads, std::uint32_t shared, int carveout) {\n";
+    const auto space = gpu_topology::sgemm_space_on(arch.shared.banks, arch.shared.bank_bytes,
+                                                    std::uint32_t(arch.facts.registers_per_sm));
+    for (std::uint32_t i = 0; i < space.count; ++i) {
+        const std::uint32_t threads = space.tiles[i].threads(), shared = space.tiles[i].shared_bytes();
+        for (const int carveout : {-1, 0, 10, 25, 50, 75, 100})
+            p << "    if (threads == " << threads << "u && shared == " << shared << "u && carveout == " << carveout
+              << ") return " << simulate::resident_blocks(arch, {kernels::ChaseKernel::plain, shared, threads, carveout})
+              << "u;\n";
+    }
+    p << "    return 0;\n}\n"
+      << "constexpr bool launches(const gpu_topology::sgemm_config& c) {\n"
+      << "    const std::uint32_t threads = c.tile.threads(), shared = c.tile.shared_bytes();\n"
+      << "    return threads != 0 && threads <= 1024 && shared + " << arch.facts.reserved_shared_per_block_bytes
+      << "ull <= described::shared_per_block && c.option.resident_blocks != 0 &&\n"
+      << "           c.option.resident_blocks <= api_blocks(threads, shared, c.option.carveout_percent) &&\n"
+      << "           gpu_topology::sgemm_resident_blocks(c.tile, c.option, gpu_topology::this_gpu_gemm()) != 0;\n"
+      << "}\n"
+      << "constexpr bool gemm_fits(gpu_topology::gemm_extent e) { return launches(gpu_topology::choose_sgemm(e)); }\n";
+    for (const auto& e : kGemmProducts)
+        p << "static_assert(gemm_fits({" << e.m << ", " << e.n << ", " << e.k
+          << "}), \"an SGEMM configuration breaks the described hierarchy\");\n";
+    p << "#endif\n";
+    return p.str();
+}
+
 std::string program(const simulate::Architecture& arch, bool device) {
     std::ostringstream p;
-    p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n"
+    p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n#include <gpu_topology/gemm.hpp>\n"
       << "namespace described {\n"
       << "struct banks_t { std::uint32_t banks, bank_bytes; };\n"
       << "constexpr banks_t shared{" << arch.shared.banks << "u, " << arch.shared.bank_bytes << "u};\n"
@@ -109,9 +167,7 @@ std::string program(const simulate::Architecture& arch, bool device) {
             }
         }
     // The chooser needs every fact of stencil_machine.
-    p << "#if !defined(GPU_TOPOLOGY_L1_SIZE_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_LINE_BYTES_UNMEASURED) && "
-         "!defined(GPU_TOPOLOGY_L1_SECTOR_BYTES_UNMEASURED) && !defined(GPU_TOPOLOGY_L1_BANDWIDTH_BYTES_PER_S_UNMEASURED) && "
-         "!defined(GPU_TOPOLOGY_L2_BANDWIDTH_BYTES_PER_S_UNMEASURED) && !defined(GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S_UNMEASURED)\n"
+    p << "#if " << kChooserFacts << "\n"
       << "constexpr bool fits(std::uint32_t threads, std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint32_t r) {\n"
       << "    const gpu_topology::grid_extent g{x, y, z};\n"
       << "    const auto pick = gpu_topology::choose_star_stencil_block<float>(g, r, threads);\n"
@@ -127,6 +183,7 @@ std::string program(const simulate::Architecture& arch, bool device) {
       << "static_assert(fits(1024, 256, 256, 256, 1), \"a stencil tile breaks the described hierarchy\");\n"
       << "static_assert(fits(256, 512, 64, 64, 2), \"a stencil tile breaks the described hierarchy\");\n"
       << "static_assert(fits(128, 96, 96, 96, 4), \"a stencil tile breaks the described hierarchy\");\n";
+    p << "#endif\n" << gemm_checks(arch) << "#if " << kChooserFacts << "\n";
     if (device)
         p << "__global__ void at_run_time(std::uint32_t* out, std::uint32_t columns, std::uint32_t threads) {\n"
           << "    out[0] = gpu_topology::conflict_free_pitch<float>(columns, gpu_topology::shared);\n"
@@ -160,22 +217,24 @@ fs::path render_simulated_header(const fs::path& file, const simulate::Architect
 
 // The chooser needs every fact of stencil_machine; on a modulo-indexed L1 of few sets the probe
 // leaves the line unmeasured, and the chooser does not compile there.
-bool chooser_compiles(const fs::path& dir) {
+bool all_known(const fs::path& dir, std::initializer_list<const char*> facts) {
     std::ifstream rendered(dir / "gpu_topology.hpp");
     const std::string header{std::istreambuf_iterator<char>(rendered), std::istreambuf_iterator<char>()};
-    for (const char* fact : {"L1_SIZE_BYTES", "L1_LINE_BYTES", "L1_SECTOR_BYTES", "L1_BANDWIDTH_BYTES_PER_S",
-                             "L2_BANDWIDTH_BYTES_PER_S", "DRAM_BANDWIDTH_BYTES_PER_S"})
+    for (const char* fact : facts)
         if (header.find("GPU_TOPOLOGY_" + std::string(fact) + "_UNMEASURED") != std::string::npos) return false;
     return true;
 }
+bool chooser_compiles(const fs::path& dir) { return all_known(dir, kChooserFactNames); }
 
 TEST(SimulateHeader, RenderedFromEverySimulatedProfileFitsItsHierarchy) {
-    int with_chooser = 0;
-    for (const auto& file : descriptions()) {
+    int with_chooser = 0, with_gemm = 0;
+    const auto files = descriptions();
+    for (const auto& file : files) {
         SCOPED_TRACE(file.filename().string());
         const auto arch = simulate::load_architecture(file);
         const fs::path dir = render_simulated_header(file, arch, "simulated_headers");
         with_chooser += chooser_compiles(dir);
+        with_gemm += all_known(dir, kGemmFactNames);
         std::ofstream(dir / "uses_header.cpp") << program(arch, false);
         const std::string host = quoted(GPU_TOPOLOGY_CXX) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I" +
                                  quoted(dir) + " -I" + quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cpp") +
@@ -183,6 +242,7 @@ TEST(SimulateHeader, RenderedFromEverySimulatedProfileFitsItsHierarchy) {
         EXPECT_EQ(std::system(host.c_str()), 0) << "see " << (dir / "host.log") << " (" << host << ")";
     }
     EXPECT_GT(with_chooser, 0) << "no description's header let the stencil chooser compile";
+    EXPECT_EQ(with_gemm, int(files.size())) << "a description's header left out a fact the SGEMM helper needs";
 }
 
 // Device code: one header suffices (the same code with other numbers), and nvcc is slow.
