@@ -22,14 +22,17 @@
 namespace gpu_topology {
 inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
-// The machine gpu_topology.hpp describes (it must know every fact used here).
+// The machine gpu_topology.hpp describes (it must know every fact used here, but the L1 line: where
+// the probe cannot tell it from the span of L1's sets (a modulo-indexed L1 of few sets, as V100, T4
+// and A100 are described), a block's rows are whole L2 lines, 128 B as L1's on every NVIDIA GPU since
+// Fermi (docs/architecture.md, the probe's fixed ring spacing)).
 template <typename Dependent = void>
 GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
     const auto& cache1 = detail::when_used<Dependent>(l1);
     const auto& cache2 = detail::when_used<Dependent>(l2);
     return {cache1.size_bytes,
             cache1.bandwidth_bytes_per_s,
-            cache1.line_bytes,
+            cache1.line_bytes.value_or(cache2.line_bytes),
             cache1.sector_bytes,
             cache2.size_bytes,
             cache2.bandwidth_bytes_per_s,
