@@ -14,10 +14,11 @@
 //    blocks carveout_options_for counts on at each carveout are never more than the
 //    occupancy API gives (the described split rule), so a launch it picks holds at
 //    least what it was weighed with;
-//  - the SGEMM helper (gpu_topology/gemm.hpp) compiles, and its pick and short list
-//    for products of every kind launch on the described SM: blocks of at most 1024
-//    threads, shared memory a block may declare, at least one block resident by
-//    shared memory and registers, and never more than the occupancy API gives.
+//  - the SGEMM helper (gpu_topology/gemm.hpp) compiles, and its pick for products of
+//    every kind launches on the described SM: a block of at most 1024 threads, shared
+//    memory a block may declare, at least one block resident by shared memory and
+//    registers, and never more than the occupancy API gives (host only: the device
+//    program includes the helper, and its constant expressions are the host's).
 #include "model/serialize.hpp"
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
@@ -184,7 +185,7 @@ std::string program(const simulate::Architecture& arch, bool device) {
       << "static_assert(fits(1024, 256, 256, 256, 1), \"a stencil tile breaks the described hierarchy\");\n"
       << "static_assert(fits(256, 512, 64, 64, 2), \"a stencil tile breaks the described hierarchy\");\n"
       << "static_assert(fits(128, 96, 96, 96, 4), \"a stencil tile breaks the described hierarchy\");\n";
-    p << "#endif\n" << gemm_checks(arch) << "#if " << kChooserFacts << "\n";
+    p << "#endif\n" << (device ? "" : gemm_checks(arch)) << "#if " << kChooserFacts << "\n";
     if (device)
         p << "__global__ void at_run_time(std::uint32_t* out, std::uint32_t columns, std::uint32_t threads) {\n"
           << "    out[0] = gpu_topology::conflict_free_pitch<float>(columns, gpu_topology::shared);\n"
