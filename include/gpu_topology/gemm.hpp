@@ -33,19 +33,39 @@ GPU_TOPOLOGY_HD constexpr sm_architecture sm_architecture_of(std::uint32_t cc_ma
 }
 
 namespace detail {
-// The latency of a load that L2 serves, as the model counts it: the far part's where the profile
-// has one (an SGEMM's panels lie in every slice, most of them across the chip), else the one L2
-// latency of a GPU whose latency curve shows no second plateau inside L2 (Volta, Turing, Ada and
-// consumer Blackwell as described in architectures/; the profile leaves the far latency unmeasured).
+// Whether a profile shows its L2 to be one uniform part: the near part an SM reuses at near latency
+// holds at least 7/8 of it. The profiles of architectures/: 98-100 % where L2 has no far part (V100,
+// T4, L40S, RTX 5090 as described), 48-50 % where it has (A100, H100, B200).
 template <typename L2Facts>
-GPU_TOPOLOGY_HD constexpr std::uint32_t l2_latency_of(const L2Facts& l2_facts) {
-    return l2_facts.far_latency_cycles.value_or(l2_facts.near_latency_cycles);
+GPU_TOPOLOGY_HD constexpr bool l2_shown_uniform(const L2Facts& facts) {
+    if constexpr (decltype(facts.near_size_bytes)::is_known && decltype(facts.size_bytes)::is_known)
+        return 8 * std::uint64_t(facts.near_size_bytes) >= 7 * std::uint64_t(facts.size_bytes);
+    else
+        return false;
 }
 }  // namespace detail
 
 inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
-// The machine gpu_topology.hpp describes (it must know every fact used here).
+// The latency of a load that L2 serves, as the model counts it: the far part's (an SGEMM's panels lie
+// in every slice, most of them across the chip), or, where the profile leaves it unmeasured and shows
+// L2 uniform (no second plateau inside it), the one L2 latency. A far latency unmeasured for another
+// reason (a skipped stage, a failed cross-check) does not compile: near latency would be half of it.
+template <typename Dependent = void>
+GPU_TOPOLOGY_HD constexpr std::uint32_t l2_latency_for_gemm() {
+    if constexpr (decltype(detail::when_used<Dependent>(l2).far_latency_cycles)::is_known) {
+        return detail::when_used<Dependent>(l2).far_latency_cycles;
+    } else {
+        static_assert(detail::l2_shown_uniform(detail::when_used<Dependent>(l2)),
+                      "gpu_topology/gemm.hpp: this profile leaves the far L2 latency unmeasured (GPU_TOPOLOGY_L2_FAR_"
+                      "LATENCY_CYCLES_UNMEASURED says why) and does not show its L2 uniform: measure again, or build "
+                      "the gemm_machine yourself");
+        return detail::when_used<Dependent>(l2).near_latency_cycles;
+    }
+}
+
+// The machine gpu_topology.hpp describes (it must know every fact used here; the L2 latency as
+// l2_latency_for_gemm() takes it).
 template <typename Dependent = void>
 GPU_TOPOLOGY_HD constexpr gemm_machine this_gpu_gemm() {
     const auto& dev = detail::when_used<Dependent>(device);
@@ -61,7 +81,7 @@ GPU_TOPOLOGY_HD constexpr gemm_machine this_gpu_gemm() {
             cache2.bandwidth_bytes_per_s,
             detail::when_used<Dependent>(dram).bandwidth_bytes_per_s,
             cache2.size_bytes,
-            detail::l2_latency_of(cache2),
+            l2_latency_for_gemm<Dependent>(),
             per_sm.registers,
             arch.register_unit,
             memory.banks,

@@ -101,7 +101,8 @@ GPU_TOPOLOGY_HD constexpr std::uint32_t wavefronts(std::uint32_t bytes, std::uin
                                                    std::uint32_t warp_size, Address address) {
     if (banks == 0 || bank_bytes == 0 || warp_size == 0) return 1;
     const std::uint32_t lanes = warp_size < 64 ? warp_size : 64;
-    const std::uint32_t phase = bytes >= 16 ? lanes / 4 : bytes >= 8 ? lanes / 2 : lanes;
+    const std::uint32_t quarter = lanes / 4 == 0 ? 1 : lanes / 4, half = lanes / 2 == 0 ? 1 : lanes / 2;
+    const std::uint32_t phase = bytes >= 16 ? quarter : bytes >= 8 ? half : lanes;  // at least a lane
     const std::uint32_t words = bytes < bank_bytes ? 1 : bytes / bank_bytes;
     std::uint32_t total = 0;
     for (std::uint32_t first = 0; first < lanes; first += phase) {
