@@ -56,5 +56,29 @@ endif()
 if(NOT err_12345 MATCHES "l1_bytes_at_no_launch_of_this_kind_was_measured")
   message(FATAL_ERROR "the compile failed without naming the unmeasured launch:\n${err_12345}")
 endif()
+# The SGEMM helper takes the one L2 latency only where the profile shows L2 uniform: with the far
+# latency unmeasured on a profile whose near part is half of L2, it must not compile (the near
+# latency would be half of what a load from across the chip takes).
+file(READ "${PROFILE}" json)
+string(JSON json SET "${json}" caches l2 far_latency_cycles
+       "{\"value\": null, \"unit\": \"cycles\", \"source\": \"unmeasured\", \"reason\": \"skipped: stage 'hierarchy curve'\"}")
+file(WRITE "${WORK}/no_far/unmeasured.json" "${json}")
+execute_process(COMMAND "${PROBE}" render "${WORK}/no_far/unmeasured.json" --header "${WORK}/no_far/gpu_topology.hpp"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "rendering without the far L2 latency failed: ${err}")
+endif()
+file(WRITE "${WORK}/no_far/gemm.cpp" "#include <gpu_topology/gemm.hpp>\n"
+           "constexpr auto pick = gpu_topology::choose_sgemm({1024, 1024, 1024});\n"
+           "int main() { return int(pick.tile.block_m); }\n")
+execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -I${WORK}/no_far -I${INCLUDE} "${WORK}/no_far/gemm.cpp"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "the SGEMM helper compiled with the far L2 latency unmeasured on an L2 not shown uniform")
+endif()
+if(NOT err MATCHES "leaves the far L2 latency unmeasured")
+  message(FATAL_ERROR "the compile failed without saying the far L2 latency is unmeasured:\n${err}")
+endif()
 message("an unmeasured L1 stops the README example, and the compiler names not_measured::L1_SIZE_BYTES; "
-        "so does l1_bytes_at() of a kernel kind the profile did not measure")
+        "so does l1_bytes_at() of a kernel kind the profile did not measure, and the SGEMM helper an "
+        "unmeasured far L2 latency where L2 is not shown uniform")
