@@ -22,11 +22,11 @@
 namespace gpu_topology {
 inline namespace GPU_TOPOLOGY_PROFILE_NS {
 
-// The machine gpu_topology.hpp describes (it must know every fact used here, but the L1 line: where
-// the profile leaves it unmeasured, for whatever reason (the probe cannot tell it from the span of a
+// The machine gpu_topology.hpp describes. It must know every fact used here but the L1 line: where
+// the profile leaves that unmeasured, for whatever reason (the probe cannot tell it from the span of a
 // modulo-indexed L1 of few sets, as V100, T4 and A100 are described), a block's rows are whole L2
-// lines, 128 B as L1's on every NVIDIA GPU since Fermi (docs/architecture.md, the probe's fixed ring
-// spacing): a fact of the architecture, not of the measurement that failed).
+// lines: 128 B, as L1's on every NVIDIA GPU since Fermi (docs/architecture.md: the probe's ring
+// spacing), a fact of the architecture rather than of the measurement that failed.
 template <typename Dependent = void>
 GPU_TOPOLOGY_HD constexpr stencil_machine this_gpu() {
     const auto& cache1 = detail::when_used<Dependent>(l1);
