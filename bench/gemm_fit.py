@@ -11,16 +11,15 @@ kernel, at the helper's carveout).
 
 --store-share, --capped-per-trip and --run-bytes replay other values of the model's fitted constants
 (kSgemmStoreShare, kSgemmCappedElementsPerTrip, kSgemmL2BytesPerRun; --run-bytes 0 replays the model without
-runs, --capped-per-trip 0 gives a kernel at its register budget one trip a step; --capped-trips N gives it N trips a
-step whatever it stages, the form before kSgemmCappedElementsPerTrip: --capped-trips 3 --run-bytes 192 replays the
-model of then); --larger takes a round's step as
-the larger of the SM's busy time and one block's chain instead of their sum (with --capped-per-trip 0 --run-bytes 0,
-the model's first form); --fit sweeps the store share
-on each file and reports the value each file picks and what that value gives on the other files (fitted
-on one, held out on the others); --grid prints, for all files together, the picks at 0.90 or better and
-the worst pick and list over the elements per capped trip and the bytes a run. The machine is that of
-the stored profile of the card a file's name holds (h200, else h100: generated/profiles/nvidia-<card>.json),
-read as this_gpu_gemm() reads the header rendered from it.
+runs, --capped-per-trip 0 gives a kernel at its register budget one trip a step); --capped-trips N gives such a
+kernel N trips a step whatever it stages, the form before kSgemmCappedElementsPerTrip (--capped-trips 3
+--run-bytes 192 replays the model of then); --larger takes a round's step as the larger of the SM's busy time and
+one block's chain instead of their sum (with --capped-per-trip 0 --run-bytes 0, the model's first form); --fit
+sweeps the store share on each file and reports the value each file picks and what that value gives on the other
+files (fitted on one, held out on the others); --grid prints, for all files together, the picks at 0.90 or
+better, the lists at 0.97 or better and the worst pick over the elements per capped trip and the bytes a run.
+The machine is that of the stored profile of the card a file's name holds (h200, else h100:
+generated/profiles/nvidia-<card>.json), read as this_gpu_gemm() reads the header rendered from it.
 """
 import csv
 import json
@@ -96,8 +95,7 @@ def spills(tile, m):
 
 
 def estimate(tile, e, m, resident, registers, store_share=STORE_SHARE, capped_per_trip=CAPPED_PER_TRIP, capped_trips=None,
-             larger=False,
-             run_bytes=RUN_BYTES):
+             larger=False, run_bytes=RUN_BYTES):
     """sgemm_estimate_of (beta = 0), seconds."""
     bm, bn, bk, tm, tn, pad = tile
     M, N, K = e
