@@ -1,7 +1,7 @@
 // The header on other architectures: for every description in architectures/,
 // the simulated profile is rendered by the probe's own `render` command and a
 // program using the header compiles (host; and device with nvcc where the build
-// has it) with static_asserts that hold its helpers to the described hierarchy:
+// has it) and runs checks that hold its helpers to the described hierarchy:
 //  - conflict_free_pitch gives a pitch whose column of floats or doubles takes
 //    the fewest bank conflicts the described banks allow (one way for floats on
 //    32 banks of 4 B, two for doubles: 64 words on 32 banks);
@@ -19,6 +19,11 @@
 //    memory a block may declare, at least one block resident by shared memory and
 //    registers, and never more than the occupancy API gives (host only: the device
 //    program includes the helper, and its constant expressions are the host's).
+// Each kind of check is one constexpr function of the program. Its first case is a
+// static_assert (the helpers are constant expressions on every described hierarchy, as
+// users call them); every case runs at run time, from arguments the compiler cannot
+// fold: GCC evaluates a constant expression about a hundred times slower than the
+// program runs it (2.6 s against 0.5 s a description on two cores).
 #include "model/serialize.hpp"
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
@@ -30,10 +35,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -78,16 +85,76 @@ constexpr std::initializer_list<const char*> kGemmFactNames = {
 constexpr gpu_topology::gemm_extent kGemmProducts[] = {
     {1024, 1024, 1024}, {16384, 64, 2048}, {1999, 1531, 1023}, {2048, 2048, 16}, {40, 5000, 1000}};
 
+// One part of the program: what it defines, and its checks, under the preprocessor condition that
+// the facts its helper needs are measured.
+struct Part {
+    std::string condition = "1";
+    std::ostringstream definitions;
+    // check(): `function` is a constexpr bool function of the program's; each case is its arguments.
+    void check(const std::string& function, std::vector<std::string> arguments, const std::string& message) {
+        cases.push_back({function, std::move(arguments), message});
+    }
+    struct Case {
+        std::string function;
+        std::vector<std::string> arguments;
+        std::string message;
+    };
+    std::vector<Case> cases;
+};
+
+std::string call(const Part::Case& c, bool folded) {
+    std::string text = c.function + "(";
+    for (std::size_t i = 0; i < c.arguments.size(); ++i)
+        text += (i ? ", " : "") + (folded ? c.arguments[i] : "at_run_time(" + c.arguments[i] + ")");
+    return text + ")";
+}
+
+// The program: every part's definitions and the first case of each of its functions as a
+// static_assert; main() runs every case and fails if one does.
+std::string assemble(const std::vector<Part>& parts, const std::string& device_code) {
+    std::ostringstream p;
+    p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n#include <gpu_topology/gemm.hpp>\n"
+      << "#include <cstdio>\n"
+      << "// A value the compiler cannot fold: the case runs, rather than evaluating as a constant expression.\n"
+      << "template <class T> T at_run_time(T value) { volatile T kept = value; return kept; }\n"
+      << "int failures = 0;\n"
+      << "void expect(bool holds, const char* call, const char* message) {\n"
+      << "    if (!holds) { std::fprintf(stderr, \"%s: %s\\n\", call, message); ++failures; }\n"
+      << "}\n";
+    for (const Part& part : parts) {
+        p << "#if " << part.condition << "\n" << part.definitions.str();
+        std::vector<std::string> asserted;
+        for (const auto& c : part.cases)
+            if (std::find(asserted.begin(), asserted.end(), c.function) == asserted.end()) {
+                asserted.push_back(c.function);
+                p << "static_assert(" << call(c, true) << ", \"" << c.message << "\");\n";
+            }
+        p << "#endif\n";
+    }
+    p << device_code << "int main() {\n";
+    for (const Part& part : parts) {
+        p << "#if " << part.condition << "\n";
+        for (const auto& c : part.cases)
+            p << "    expect(" << call(c, false) << ", \"" << call(c, true) << "\", \"" << c.message << "\");\n";
+        p << "#endif\n";
+    }
+    p << "    return failures == 0 ? 0 : 1;\n}\n";
+    return p.str();
+}
+
+std::string u(std::uint64_t value) { return std::to_string(value) + "u"; }
+
 // The SGEMM helper's launches against the described SM. api_blocks(): the described occupancy API's
 // blocks (by shared memory and threads) for every block size and shared size of the helper's space at
 // every carveout the header measures for kernels with shared memory of their own (0 for any other,
 // which fails the check). This is the check that binds: the picks sit at the API's blocks (with `<`
 // it fails on every description); the block and shared limits hold for the space as it is, and the
 // blocks registers allow are the header's own estimate.
-std::string gemm_checks(const simulate::Architecture& arch) {
-    std::ostringstream p;
-    p << "#if " << all_measured(kGemmFactNames) << "\n"
-      << "constexpr std::uint32_t api_blocks(std::uint32_t threads, std::uint32_t shared, int carveout) {\n";
+Part gemm_checks(const simulate::Architecture& arch) {
+    Part part;
+    part.condition = all_measured(kGemmFactNames);
+    auto& p = part.definitions;
+    p << "constexpr std::uint32_t api_blocks(std::uint32_t threads, std::uint32_t shared, int carveout) {\n";
     const auto space = gpu_topology::sgemm_space_on(arch.shared.banks, arch.shared.bank_bytes,
                                                     std::uint32_t(arch.facts.registers_per_sm));
     for (std::uint32_t i = 0; i < space.count; ++i) {
@@ -105,61 +172,75 @@ std::string gemm_checks(const simulate::Architecture& arch) {
       << "           c.option.resident_blocks <= api_blocks(threads, shared, c.option.carveout_percent) &&\n"
       << "           gpu_topology::sgemm_resident_blocks(c.tile, c.option, gpu_topology::this_gpu_gemm()) != 0;\n"
       << "}\n"
-      << "constexpr bool gemm_fits(gpu_topology::gemm_extent e) { return launches(gpu_topology::choose_sgemm(e)); }\n";
+      << "constexpr bool gemm_fits(std::uint64_t m, std::uint64_t n, std::uint64_t k) {\n"
+      << "    return launches(gpu_topology::choose_sgemm({m, n, k}));\n"
+      << "}\n";
     for (const auto& e : kGemmProducts)
-        p << "static_assert(gemm_fits({" << e.m << ", " << e.n << ", " << e.k
-          << "}), \"an SGEMM configuration breaks the described hierarchy\");\n";
-    p << "#endif\n";
-    return p.str();
+        part.check("gemm_fits", {u(e.m), u(e.n), u(e.k)}, "an SGEMM configuration breaks the described hierarchy");
+    return part;
 }
 
 std::string program(const simulate::Architecture& arch, bool device) {
-    std::ostringstream p;
-    p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n#include <gpu_topology/gemm.hpp>\n"
-      << "namespace described {\n"
-      << "struct banks_t { std::uint32_t banks, bank_bytes; };\n"
-      << "constexpr banks_t shared{" << arch.shared.banks << "u, " << arch.shared.bank_bytes << "u};\n"
-      << "constexpr std::uint32_t l1_line = " << arch.unified.l1.line_bytes << "u;\n"
-      << "constexpr std::uint64_t shared_per_block = " << arch.facts.shared_per_block_optin_bytes << "ull;\n"
-      << "}\n";
-    p << "#if !defined(GPU_TOPOLOGY_SHARED_BANKS_UNMEASURED) && !defined(GPU_TOPOLOGY_SHARED_BANK_BYTES_UNMEASURED)\n";
+    std::vector<Part> parts;
+    Part& described = parts.emplace_back();
+    described.definitions << "namespace described {\n"
+                          << "struct banks_t { std::uint32_t banks, bank_bytes; };\n"
+                          << "constexpr banks_t shared{" << arch.shared.banks << "u, " << arch.shared.bank_bytes << "u};\n"
+                          << "constexpr std::uint32_t l1_line = " << arch.unified.l1.line_bytes << "u;\n"
+                          << "constexpr std::uint64_t shared_per_block = " << arch.facts.shared_per_block_optin_bytes
+                          << "ull;\n"
+                          << "}\n";
+
     // The fewest ways a column of 32 elements can take: all of its bank words spread over every bank.
+    Part& pitch = parts.emplace_back();
+    pitch.condition = all_measured({"SHARED_BANKS", "SHARED_BANK_BYTES"});
+    pitch.definitions << "template <class T> constexpr bool column_takes(std::uint32_t columns, std::uint32_t ways) {\n"
+                      << "    return gpu_topology::column_conflict_ways<T>(gpu_topology::conflict_free_pitch<T>(columns,\n"
+                      << "               gpu_topology::shared), described::shared) == ways;\n"
+                      << "}\n";
     for (const auto& [type, size] : {std::pair{"float", 4u}, std::pair{"double", 8u}}) {
         const std::uint32_t row = arch.shared.banks * arch.shared.bank_bytes;
-        p << "static_assert(gpu_topology::column_conflict_ways<" << type << ">(gpu_topology::conflict_free_pitch<" << type
-          << ">(32, gpu_topology::shared), described::shared) == " << std::max(1u, (32 * size + row - 1) / row)
-          << ", \"the pitch conflicts on the described banks more than it must\");\n";
+        pitch.check(std::string("column_takes<") + type + ">", {"32u", u(std::max(1u, (32 * size + row - 1) / row))},
+                    "the pitch conflicts on the described banks more than it must");
     }
-    p << "#endif\n#if !defined(GPU_TOPOLOGY_L1_SIZE_BYTES_UNMEASURED)\n";
+
+    Part& l1 = parts.emplace_back();
+    l1.condition = all_measured({"L1_SIZE_BYTES"});
+    l1.definitions << "constexpr bool l1_at_most(int carveout, std::uint32_t threads, std::uint32_t declared, std::uint64_t bytes) {\n"
+                   << "    return gpu_topology::l1_bytes_at(carveout, threads, declared) <= bytes;\n"
+                   << "}\n"
+                   << "constexpr bool l1_at_least(int carveout, std::uint32_t threads, std::uint32_t declared, std::uint64_t bytes) {\n"
+                   << "    return gpu_topology::l1_bytes_at(carveout, threads, declared) + " << kL1Slack << "u >= bytes;\n"
+                   << "}\n";
     for (const auto& l : kLaunches) {
         if (l.declared > std::uint64_t(arch.facts.shared_per_block_optin_bytes)) continue;
         const bool probe = l.declared == simulate::kProbeStaticSharedBytes;
-        const auto described = double(simulate::l1_bytes(
+        const auto bytes = double(simulate::l1_bytes(
             arch, {probe ? kernels::ChaseKernel::probe : kernels::ChaseKernel::plain, probe ? 0 : l.declared,
                    l.threads, l.carveout}));
-        const auto call = "gpu_topology::l1_bytes_at(" + std::to_string(l.carveout) + ", " +
-                          std::to_string(l.threads) + "u, " + std::to_string(l.declared) + "u)";
-        p << "static_assert(" << call << " <= " << std::uint64_t(described * kL1Allowance)
-          << "ull, \"l1_bytes_at answers more L1 than the launch gets\");\n"
-          << "static_assert(" << call << " + " << kL1Slack << "ull >= " << std::uint64_t(described / kL1Allowance)
-          << "ull, \"l1_bytes_at answers less L1 than the launch gets\");\n";
+        const std::vector<std::string> launch = {std::to_string(l.carveout), u(l.threads), u(l.declared)};
+        auto with = [&](double limit) { auto a = launch; a.push_back(u(std::uint64_t(limit))); return a; };
+        l1.check("l1_at_most", with(bytes * kL1Allowance), "l1_bytes_at answers more L1 than the launch gets");
+        l1.check("l1_at_least", with(bytes / kL1Allowance), "l1_bytes_at answers less L1 than the launch gets");
     }
-    p << "#endif\n";
+
     // Shared sizes between and beside the measured ones (8, 32, 96 KiB), some not whole 128 B (the calculator
     // rounds a block's up), block sizes of the choosers. The blocks the header counts on at one carveout: its
     // options from that carveout's rows alone (a carveout whose split another one's option stands for is
     // listed once; alone, it is its own option, or the driver's when they share a split).
-    p << "constexpr std::uint32_t blocks_at(std::uint32_t threads, std::uint32_t shared, int carveout) {\n"
-      << "    gpu_topology::l1_at_launch rows[gpu_topology::l1_launch_count]{};\n"
-      << "    std::size_t count = 0;\n"
-      << "    for (std::size_t i = 0; i != gpu_topology::l1_launch_count; ++i)\n"
-      << "        if (gpu_topology::l1_launches[i].carveout_percent == carveout) rows[count++] = gpu_topology::l1_launches[i];\n"
-      << "    const auto options = gpu_topology::carveout_options_from(rows, count, threads, shared,\n"
-      << "                                                             gpu_topology::this_gpu_shared_limits());\n"
-      << "    const auto* at = options.find(carveout);\n"
-      << "    if (!at && count != 0) at = options.left_to_driver();\n"
-      << "    return at ? at->resident_blocks : 0u;\n"
-      << "}\n";
+    Part& blocks = parts.emplace_back();
+    blocks.definitions
+        << "constexpr bool blocks_at_most(std::uint32_t threads, std::uint32_t shared, int carveout, std::uint32_t api) {\n"
+        << "    gpu_topology::l1_at_launch rows[gpu_topology::l1_launch_count]{};\n"
+        << "    std::size_t count = 0;\n"
+        << "    for (std::size_t i = 0; i != gpu_topology::l1_launch_count; ++i)\n"
+        << "        if (gpu_topology::l1_launches[i].carveout_percent == carveout) rows[count++] = gpu_topology::l1_launches[i];\n"
+        << "    const auto options = gpu_topology::carveout_options_from(rows, count, threads, shared,\n"
+        << "                                                             gpu_topology::this_gpu_shared_limits());\n"
+        << "    const auto* at = options.find(carveout);\n"
+        << "    if (!at && count != 0) at = options.left_to_driver();\n"
+        << "    return (at ? at->resident_blocks : 0u) <= api;\n"
+        << "}\n";
     for (const std::uint32_t threads : {128u, 256u, 512u, 1024u})
         for (const std::uint32_t shared : {8324u, 12u << 10, 20u << 10, 24u << 10, 32388u, 39100u, 40u << 10, 48u << 10,
                                            64u << 10, 65800u, 80u << 10}) {
@@ -168,36 +249,41 @@ std::string program(const simulate::Architecture& arch, bool device) {
                 continue;
             for (const int carveout : {-1, 0, 10, 25, 50, 75, 100}) {
                 const std::uint32_t api = simulate::resident_blocks(arch, {kernels::ChaseKernel::plain, shared, threads, carveout});
-                p << "static_assert(blocks_at(" << threads << "u, " << shared << "u, " << carveout << ") <= " << api
-                  << "u, \"carveout_options_for counts on more blocks than the occupancy API gives\");\n";
+                blocks.check("blocks_at_most", {u(threads), u(shared), std::to_string(carveout), u(api)},
+                             "carveout_options_for counts on more blocks than the occupancy API gives");
             }
         }
+
     // The chooser needs every fact of stencil_machine.
-    p << "#if " << kChooserFacts << "\n"
-      << "constexpr bool fits(std::uint32_t threads, std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint32_t r) {\n"
-      << "    const gpu_topology::grid_extent g{x, y, z};\n"
-      << "    const auto pick = gpu_topology::choose_star_stencil_block<float>(g, r, threads);\n"
-      << "    if (pick.threads() != threads || pick.x * sizeof(float) < described::l1_line) return false;\n"
-      << "    const auto list = gpu_topology::star_stencil_shortlist<float>(g, r, threads);\n"
-      << "    for (std::uint32_t i = 0; i < list.count; ++i) {\n"
-      << "        const auto& b = list.blocks[i];\n"
-      << "        const std::uint64_t halo = (b.tile_x() + 2 * r) * (b.tile_y() + 2 * r) * (b.tile_z() + 2 * r);\n"
-      << "        if (b.threads() != threads || halo * sizeof(float) > described::shared_per_block) return false;\n"
-      << "    }\n"
-      << "    return list.count > 0;\n"
-      << "}\n"
-      << "static_assert(fits(1024, 256, 256, 256, 1), \"a stencil tile breaks the described hierarchy\");\n"
-      << "static_assert(fits(256, 512, 64, 64, 2), \"a stencil tile breaks the described hierarchy\");\n"
-      << "static_assert(fits(128, 96, 96, 96, 4), \"a stencil tile breaks the described hierarchy\");\n";
-    p << "#endif\n" << (device ? "" : gemm_checks(arch)) << "#if " << kChooserFacts << "\n";
+    Part& stencil = parts.emplace_back();
+    stencil.condition = kChooserFacts;
+    stencil.definitions
+        << "constexpr bool fits(std::uint32_t threads, std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint32_t r) {\n"
+        << "    const gpu_topology::grid_extent g{x, y, z};\n"
+        << "    const auto pick = gpu_topology::choose_star_stencil_block<float>(g, r, threads);\n"
+        << "    if (pick.threads() != threads || pick.x * sizeof(float) < described::l1_line) return false;\n"
+        << "    const auto list = gpu_topology::star_stencil_shortlist<float>(g, r, threads);\n"
+        << "    for (std::uint32_t i = 0; i < list.count; ++i) {\n"
+        << "        const auto& b = list.blocks[i];\n"
+        << "        const std::uint64_t halo = (b.tile_x() + 2 * r) * (b.tile_y() + 2 * r) * (b.tile_z() + 2 * r);\n"
+        << "        if (b.threads() != threads || halo * sizeof(float) > described::shared_per_block) return false;\n"
+        << "    }\n"
+        << "    return list.count > 0;\n"
+        << "}\n";
+    for (const auto& [threads, x, y, z, r] :
+         {std::array<std::uint32_t, 5>{1024, 256, 256, 256, 1}, {256, 512, 64, 64, 2}, {128, 96, 96, 96, 4}})
+        stencil.check("fits", {u(threads), u(x), u(y), u(z), u(r)}, "a stencil tile breaks the described hierarchy");
+
+    if (!device) parts.push_back(gemm_checks(arch));
+    std::string device_code;
     if (device)
-        p << "__global__ void at_run_time(std::uint32_t* out, std::uint32_t columns, std::uint32_t threads) {\n"
-          << "    out[0] = gpu_topology::conflict_free_pitch<float>(columns, gpu_topology::shared);\n"
-          << "    out[1] = gpu_topology::choose_star_stencil_block<float>({256, 256, 256}, 1, threads).x;\n"
-          << "    out[2] = gpu_topology::this_gpu_gemm().l2_latency_cycles;\n"
-          << "}\n";
-    p << "#endif\nint main() { return 0; }\n";
-    return p.str();
+        device_code = "#if " + kChooserFacts + "\n" +
+                      "__global__ void in_device_code(std::uint32_t* out, std::uint32_t columns, std::uint32_t threads) {\n"
+                      "    out[0] = gpu_topology::conflict_free_pitch<float>(columns, gpu_topology::shared);\n"
+                      "    out[1] = gpu_topology::choose_star_stencil_block<float>({256, 256, 256}, 1, threads).x;\n"
+                      "    out[2] = gpu_topology::this_gpu_gemm().l2_latency_cycles;\n"
+                      "}\n#endif\n";
+    return assemble(parts, device_code);
 }
 
 std::string quoted(const fs::path& p) {
@@ -242,10 +328,15 @@ TEST(SimulateHeader, RenderedFromEverySimulatedProfileFitsItsHierarchy) {
         with_chooser += chooser_compiles(dir);
         with_gemm += all_known(dir, kGemmFactNames);
         std::ofstream(dir / "uses_header.cpp") << program(arch, false);
-        const std::string host = quoted(GPU_TOPOLOGY_CXX) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I" +
-                                 quoted(dir) + " -I" + quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cpp") +
-                                 " > " + quoted(dir / "host.log") + " 2>&1";
-        EXPECT_EQ(std::system(host.c_str()), 0) << "see " << (dir / "host.log") << " (" << host << ")";
+        const std::string host = quoted(GPU_TOPOLOGY_CXX) + " -std=c++17 -Wall -Wextra -Werror -O0 -I" + quoted(dir) +
+                                 " -I" + quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cpp") + " -o " +
+                                 quoted(dir / "uses_header") + " > " + quoted(dir / "host.log") + " 2>&1";
+        if (std::system(host.c_str()) != 0) {
+            ADD_FAILURE() << "see " << (dir / "host.log") << " (" << host << ")";
+            continue;
+        }
+        const std::string run = quoted(dir / "uses_header") + " > " + quoted(dir / "run.log") + " 2>&1";
+        EXPECT_EQ(std::system(run.c_str()), 0) << "see " << (dir / "run.log") << " (" << run << ")";
     }
     EXPECT_EQ(with_chooser, int(files.size())) << "a description's header left out a fact the stencil chooser needs";
     EXPECT_EQ(with_gemm, int(files.size())) << "a description's header left out a fact the SGEMM helper needs";
