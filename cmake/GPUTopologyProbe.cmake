@@ -530,15 +530,14 @@ function(_gpu_topology_identification_cache)
 endfunction()
 
 # Gives the nested configure in BUILD_DIR (configured with ARGUMENTS) this project's
-# compiler checks, so that it does not run them again: CMake keeps what it found of the
+# C++ compiler checks, so that it does not run them again: CMake keeps what it found of the
 # system and of each compiler in CMakeFiles/<version>/, and a tree whose platform is
 # initialised loads those files instead of checking again (as CMake's own try_compile
-# projects take their parent's). A compiler's file is given only when the nested
-# configure names that very compiler (for CUDA, and the same host compiler when it names
-# one), the consumer's flags for the language are the ones the nested configure starts
-# from (CXXFLAGS, CUDAFLAGS) and the compiler is not newer than the checks; none when
-# cross-compiling or under a toolchain file, which the nested configure does not get.
-# For CUDA that is 3 s of a first configure on a 16-core GPU machine, 7 s on two cores.
+# projects take their parent's). The file is given only when the nested configure names
+# that very compiler, the consumer's flags for C++ are the ones the nested configure starts
+# from (CXXFLAGS) and the compiler is not newer than the checks; none when cross-compiling
+# or under a toolchain file, which the nested configure does not get. (The nested build
+# enables no CUDA language: its kernels compile with nvcc directly, probe/cuda_kernels.cmake.)
 # RESULT: the arguments that make the nested configure load them, or nothing.
 function(_gpu_topology_seed_compiler_checks)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "ARGUMENTS")
@@ -548,57 +547,36 @@ function(_gpu_topology_seed_compiler_checks)
      OR NOT EXISTS "${from}/CMakeSystem.cmake")
     return(PROPAGATE ${ARG_RESULT})
   endif()
-  set(named_CXX "")
-  set(named_CUDA "")
-  set(named_HOST "")
+  set(named "")
   foreach(argument IN LISTS ARG_ARGUMENTS)
-    if(argument MATCHES "^-DCMAKE_(CXX|CUDA)_COMPILER=(.+)$")
-      file(REAL_PATH "${CMAKE_MATCH_2}" named_${CMAKE_MATCH_1})
-    elseif(argument MATCHES "^-DCMAKE_CUDA_HOST_COMPILER=(.+)$")
-      file(REAL_PATH "${CMAKE_MATCH_1}" named_HOST)
+    if(argument MATCHES "^-DCMAKE_CXX_COMPILER=(.+)$")
+      file(REAL_PATH "${CMAKE_MATCH_1}" named)
     endif()
   endforeach()
-  set(seeds "")
-  foreach(language CXX CUDA)
-    set(checks "${from}/CMake${language}Compiler.cmake")
-    if(named_${language} STREQUAL "" OR NOT EXISTS "${checks}")
-      continue()
-    endif()
-    file(STRINGS "${checks}" line REGEX "^set\\(CMAKE_${language}_COMPILER \"[^\"]+\"\\)$" LIMIT_COUNT 1)
-    if(NOT line MATCHES "\"(.+)\"")
-      continue()
-    endif()
-    file(REAL_PATH "${CMAKE_MATCH_1}" checked)
-    string(STRIP "$CACHE{CMAKE_${language}_FLAGS}" consumer_flags)
-    string(STRIP "$ENV{${language}FLAGS}" nested_flags)
-    file(TIMESTAMP "${checks}" checked_at "%s" UTC)
-    file(TIMESTAMP "${checked}" compiler_at "%s" UTC)
-    if(NOT checked STREQUAL named_${language} OR NOT consumer_flags STREQUAL nested_flags
-       OR compiler_at GREATER checked_at)
-      continue()
-    endif()
-    if(language STREQUAL "CUDA" AND NOT named_HOST STREQUAL "")
-      file(STRINGS "${checks}" line REGEX "^set\\(CMAKE_CUDA_HOST_COMPILER \"[^\"]*\"\\)$" LIMIT_COUNT 1)
-      set(checked_host "")
-      if(line MATCHES "\"(.+)\"")
-        file(REAL_PATH "${CMAKE_MATCH_1}" checked_host)
-      endif()
-      if(NOT checked_host STREQUAL named_HOST)
-        continue()
-      endif()
-    endif()
-    list(APPEND seeds "${checks}")
-  endforeach()
-  if(NOT seeds STREQUAL "")
-    file(COPY "${from}/CMakeSystem.cmake" ${seeds} DESTINATION "${ARG_BUILD_DIR}/CMakeFiles/${CMAKE_VERSION}")
-    # Tools the configure itself does not read (strip) would each draw an "unused" warning.
-    set(${ARG_RESULT} -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 --no-warn-unused-cli)
-    _gpu_topology_identification_cache(RESULT found)
-    foreach(entry IN LISTS found)
-      string(REGEX MATCH "^[^:]+" name "${entry}")
-      list(APPEND ${ARG_RESULT} "-D${entry}=$CACHE{${name}}")
-    endforeach()
+  set(checks "${from}/CMakeCXXCompiler.cmake")
+  set(line "")
+  if(NOT named STREQUAL "" AND EXISTS "${checks}")
+    file(STRINGS "${checks}" line REGEX "^set\\(CMAKE_CXX_COMPILER \"[^\"]+\"\\)$" LIMIT_COUNT 1)
   endif()
+  if(NOT line MATCHES "\"(.+)\"")
+    return(PROPAGATE ${ARG_RESULT})
+  endif()
+  file(REAL_PATH "${CMAKE_MATCH_1}" checked)
+  string(STRIP "$CACHE{CMAKE_CXX_FLAGS}" consumer_flags)
+  string(STRIP "$ENV{CXXFLAGS}" nested_flags)
+  file(TIMESTAMP "${checks}" checked_at "%s" UTC)
+  file(TIMESTAMP "${checked}" compiler_at "%s" UTC)
+  if(NOT checked STREQUAL named OR NOT consumer_flags STREQUAL nested_flags OR compiler_at GREATER checked_at)
+    return(PROPAGATE ${ARG_RESULT})
+  endif()
+  file(COPY "${from}/CMakeSystem.cmake" "${checks}" DESTINATION "${ARG_BUILD_DIR}/CMakeFiles/${CMAKE_VERSION}")
+  # Tools the configure itself does not read (strip) would each draw an "unused" warning.
+  set(${ARG_RESULT} -DCMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1 --no-warn-unused-cli)
+  _gpu_topology_identification_cache(RESULT found)
+  foreach(entry IN LISTS found)
+    string(REGEX MATCH "^[^:]+" name "${entry}")
+    list(APPEND ${ARG_RESULT} "-D${entry}=$CACHE{${name}}")
+  endforeach()
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 

@@ -1,0 +1,92 @@
+# The probe's CUDA kernels, compiled by nvcc directly rather than through CMake's CUDA
+# language. Enabling the language identifies the compiler first (a compiler-id build, an ABI
+# try_compile, the native architectures): 2.8 s of the README's 12-15 s first configure on a
+# 16-core GPU machine, 5-7 s on two cores, and a C++-only consumer's nested probe build paid it
+# again. nvcc needs none of it for three sources of known flags: it is the toolkit's own
+# driver, and CUDAToolkit (FindCUDAToolkit, which needs no CUDA language) gives the runtime to
+# link. What the language would have taken is honoured here: CMAKE_CUDA_HOST_COMPILER (-ccbin),
+# CMAKE_CUDA_FLAGS (or CUDAFLAGS) and CMAKE_CUDA_FLAGS_<CONFIG> (CMake's defaults for nvcc where
+# unset), architectures as CUDA_ARCHITECTURES spells them. Ninja and Makefiles track each
+# object's headers from nvcc's dependency file.
+#
+#   _gpu_topology_nvcc_library(<target> NVCC <nvcc> SOURCES <.cu>... [ARCHITECTURES <arch>...]
+#                              [OPTIONS <nvcc option>...] [INCLUDES_FROM <target>])
+# A static library of the objects, linked to CUDA::cudart_static. ARCHITECTURES as the
+# CUDA_ARCHITECTURES property spells them (90-real, 80, 90a-virtual, native, all, all-major);
+# none: nvcc's default. INCLUDES_FROM: a target whose interface include directories and
+# compile definitions the sources compile with.
+
+# RESULT: nvcc's options for ARCHITECTURES spelt as CUDA_ARCHITECTURES spells them.
+function(_gpu_topology_nvcc_architectures)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "ARCHITECTURES")
+  set(options "")
+  foreach(arch IN LISTS ARG_ARCHITECTURES)
+    if(arch MATCHES "^(native|all|all-major)$")
+      list(APPEND options "-arch=${arch}")
+    elseif(arch MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
+      set(number "${CMAKE_MATCH_1}")
+      if(CMAKE_MATCH_2 STREQUAL "-real")
+        set(code "sm_${number}")
+      elseif(CMAKE_MATCH_2 STREQUAL "-virtual")
+        set(code "compute_${number}")
+      else()
+        set(code "[compute_${number},sm_${number}]")
+      endif()
+      list(APPEND options "--generate-code=arch=compute_${number},code=${code}")
+    else()
+      message(FATAL_ERROR "GPUTopology: '${arch}' is not a CUDA architecture (such as 80, 90-real or native)")
+    endif()
+  endforeach()
+  set(${ARG_RESULT} "${options}" PARENT_SCOPE)
+endfunction()
+
+function(_gpu_topology_nvcc_library target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "NVCC;INCLUDES_FROM" "SOURCES;ARCHITECTURES;OPTIONS")
+  _gpu_topology_nvcc_architectures(ARCHITECTURES ${ARG_ARCHITECTURES} RESULT architectures)
+  set(common ${architectures} ${ARG_OPTIONS})
+  if(CMAKE_CUDA_HOST_COMPILER)
+    list(APPEND common -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
+  endif()
+  set(flags "${CMAKE_CUDA_FLAGS}")
+  if(NOT DEFINED CMAKE_CUDA_FLAGS)
+    set(flags "$ENV{CUDAFLAGS}")
+  endif()
+  separate_arguments(flags NATIVE_COMMAND "${flags}")
+  list(APPEND common ${flags})
+  # The build type's flags, as CMake's CUDA language would give them (its defaults for nvcc).
+  set(default_Debug "-g")
+  set(default_Release "-O3 -DNDEBUG")
+  set(default_RelWithDebInfo "-O2 -g -DNDEBUG")
+  set(default_MinSizeRel "-O1 -DNDEBUG")
+  set(by_config "")
+  foreach(config Debug Release RelWithDebInfo MinSizeRel)
+    string(TOUPPER "${config}" upper)
+    set(config_flags "${default_${config}}")
+    if(DEFINED CMAKE_CUDA_FLAGS_${upper})
+      set(config_flags "${CMAKE_CUDA_FLAGS_${upper}}")
+    endif()
+    separate_arguments(config_flags NATIVE_COMMAND "${config_flags}")
+    list(JOIN config_flags "$<SEMICOLON>" config_flags)
+    list(APPEND by_config "$<$<CONFIG:${config}>:${config_flags}>")
+  endforeach()
+  if(ARG_INCLUDES_FROM)
+    set(includes "$<TARGET_PROPERTY:${ARG_INCLUDES_FROM},INTERFACE_INCLUDE_DIRECTORIES>")
+    set(definitions "$<TARGET_PROPERTY:${ARG_INCLUDES_FROM},INTERFACE_COMPILE_DEFINITIONS>")
+    list(APPEND common "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+                       "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
+  endif()
+  set(objects "")
+  foreach(source IN LISTS ARG_SOURCES)
+    get_filename_component(name "${source}" NAME)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    set(object "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/${name}.o")
+    add_custom_command(OUTPUT "${object}"
+                       COMMAND "${ARG_NVCC}" ${common} ${by_config} -MD -MF "${object}.d" -c "${path}" -o "${object}"
+                       DEPENDS "${path}" DEPFILE "${object}.d" COMMAND_EXPAND_LISTS VERBATIM
+                       COMMENT "Building CUDA object ${target}.dir/${name}.o")
+    list(APPEND objects "${object}")
+  endforeach()
+  add_library(${target} STATIC ${objects})
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
+  target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+endfunction()
