@@ -365,36 +365,34 @@ function(_gpu_topology_built_probe)
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
-# RESULT: the CUDA host compiler the probe's build in BUILD_DIR was configured with, as a real path ("" when none).
-function(_gpu_topology_nested_host_compiler)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "")
-  set(${ARG_RESULT} "")
-  if(EXISTS "${ARG_BUILD_DIR}/CMakeCache.txt")
-    file(STRINGS "${ARG_BUILD_DIR}/CMakeCache.txt" line REGEX "^CMAKE_CUDA_HOST_COMPILER:[A-Z]+=.+$" LIMIT_COUNT 1)
-    if(line)
-      string(REGEX REPLACE "^[^=]*=" "" host "${line}")
-      file(REAL_PATH "${host}" ${ARG_RESULT})
-    endif()
-  endif()
-  return(PROPAGATE ${ARG_RESULT})
-endfunction()
-
 # RESULT: the stamp of a nested configure: its ARGUMENTS with the compilers as real paths,
-# and the CUDA host compiler the consumer names or, when it names none, CONFIGURED_HOST.
+# and the host compiler nvcc is given there (probe/cuda_kernels.cmake): the one the consumer
+# names, else CUDAHOSTCXX, else the C++ compiler. A consumer whose own enable_language(CUDA)
+# comes after gpu_topology_generate names CMake 4's default from its second configure on, the
+# C++ compiler: the same compiler, the same stamp.
 function(_gpu_topology_probe_stamp)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CONFIGURED_HOST;RESULT" "ARGUMENTS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "ARGUMENTS")
   set(stamped "")
-  set(host "${ARG_CONFIGURED_HOST}")
+  set(host "$ENV{CUDAHOSTCXX}")
+  set(cxx "")
   foreach(argument IN LISTS ARG_ARGUMENTS)
     if(argument MATCHES "^-DCMAKE_CUDA_HOST_COMPILER=(.+)$")
-      file(REAL_PATH "${CMAKE_MATCH_1}" host)
+      set(host "${CMAKE_MATCH_1}")
       continue()
     elseif(argument MATCHES "^-D(CMAKE_CUDA_COMPILER|CMAKE_CXX_COMPILER)=(/.+)$")
       file(REAL_PATH "${CMAKE_MATCH_2}" compiler)
       set(argument "-D${CMAKE_MATCH_1}=${compiler}")
+      if(CMAKE_MATCH_1 STREQUAL "CMAKE_CXX_COMPILER")
+        set(cxx "${compiler}")
+      endif()
     endif()
     list(APPEND stamped "${argument}")
   endforeach()
+  if(host STREQUAL "")
+    set(host "${cxx}")
+  elseif(IS_ABSOLUTE "${host}")
+    file(REAL_PATH "${host}" host)
+  endif()
   string(SHA256 ${ARG_RESULT} "${stamped};host=${host}")
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
@@ -487,19 +485,12 @@ function(_gpu_topology_probe_settings)
   return(PROPAGATE ${ARG_PREFIX}_ARGUMENTS ${ARG_PREFIX}_ENVIRONMENT ${ARG_PREFIX}_SHOWN)
 endfunction()
 
-# RESULT: the stamp the nested configure in BUILD_DIR has when it was configured with
-# ARGUMENTS (with its environment) from this package. Compilers count by the file they
-# are. The CUDA host compiler counts as the probe's configure found it when the consumer
-# names none: a consumer whose own enable_language(CUDA) comes after gpu_topology_generate
-# (this project's top level) has CMake 4 cache the same host compiler from its second
-# configure on, which is no change (seen on an H100: the README's second configure
-# rebuilt the probe for it).
+# RESULT: the stamp the nested configure has when it was configured with ARGUMENTS (with its
+# environment) from this package (_gpu_topology_probe_stamp).
 function(_gpu_topology_probe_wanted_stamp)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "BUILD_DIR;RESULT" "ARGUMENTS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "ARGUMENTS")
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
-  _gpu_topology_nested_host_compiler(BUILD_DIR "${ARG_BUILD_DIR}" RESULT configured_host)
-  _gpu_topology_probe_stamp(ARGUMENTS ${ARG_ARGUMENTS} "${package_dir}" CONFIGURED_HOST "${configured_host}"
-                            RESULT ${ARG_RESULT})
+  _gpu_topology_probe_stamp(ARGUMENTS ${ARG_ARGUMENTS} "${package_dir}" RESULT ${ARG_RESULT})
   return(PROPAGATE ${ARG_RESULT})
 endfunction()
 
@@ -514,8 +505,7 @@ function(_gpu_topology_identification_cache)
   foreach(entry CMAKE_EXECUTABLE_FORMAT:INTERNAL CMAKE_UNAME:INTERNAL CMAKE_AR:FILEPATH CMAKE_RANLIB:FILEPATH
                 CMAKE_LINKER:FILEPATH CMAKE_NM:FILEPATH CMAKE_OBJCOPY:FILEPATH CMAKE_OBJDUMP:FILEPATH
                 CMAKE_READELF:FILEPATH CMAKE_STRIP:FILEPATH CMAKE_ADDR2LINE:FILEPATH CMAKE_DLLTOOL:FILEPATH
-                CMAKE_CXX_COMPILER_AR:FILEPATH CMAKE_CXX_COMPILER_RANLIB:FILEPATH
-                CMAKE_CUDA_COMPILER_AR:FILEPATH CMAKE_CUDA_COMPILER_RANLIB:FILEPATH)
+                CMAKE_CXX_COMPILER_AR:FILEPATH CMAKE_CXX_COMPILER_RANLIB:FILEPATH)
     string(REGEX MATCH "^[^:]+" name "${entry}")
     if(DEFINED ARG_FROM)
       file(STRINGS "${ARG_FROM}" line REGEX "^${entry}=" LIMIT_COUNT 1)
@@ -613,7 +603,7 @@ function(_gpu_topology_probe_configure)
     message(CHECK_FAIL "failed")
     message(FATAL_ERROR "GPUTopology: configuring the probe in ${ARG_BUILD_DIR} failed (${step_RC}):\n${step_LOG}")
   endif()
-  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${ARG_BUILD_DIR}" ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
+  _gpu_topology_probe_wanted_stamp(ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
                                    RESULT stamp)
   file(WRITE "${ARG_BUILD_DIR}/gpu-topology-configured.stamp" "${stamp}")
 endfunction()
@@ -678,7 +668,7 @@ function(_gpu_topology_nested_build)
   if(before)
     file(TIMESTAMP "${before}" before_time "%s")
   endif()
-  _gpu_topology_probe_wanted_stamp(BUILD_DIR "${build_dir}" ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
+  _gpu_topology_probe_wanted_stamp(ARGUMENTS ${ARG_ENVIRONMENT} ${ARG_ARGUMENTS}
                                    RESULT wanted)
   set(have "")
   if(EXISTS "${build_dir}/gpu-topology-configured.stamp")

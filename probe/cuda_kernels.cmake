@@ -4,17 +4,19 @@
 # 16-core GPU machine, 5-7 s on two cores, and a C++-only consumer's nested probe build paid it
 # again. nvcc needs none of it for three sources of known flags: it is the toolkit's own
 # driver, and CUDAToolkit (FindCUDAToolkit, which needs no CUDA language) gives the runtime to
-# link. What the language would have taken is honoured here: CMAKE_CUDA_HOST_COMPILER (-ccbin),
+# link. What the language would have given is given here: the host compiler (CMAKE_CUDA_HOST_COMPILER,
+# else CUDAHOSTCXX, else the C++ compiler, as CMake 4 does), -forward-unknown-to-host-compiler,
 # CMAKE_CUDA_FLAGS (or CUDAFLAGS) and CMAKE_CUDA_FLAGS_<CONFIG> (CMake's defaults for nvcc where
-# unset), architectures as CUDA_ARCHITECTURES spells them. Ninja and Makefiles track each
-# object's headers from nvcc's dependency file.
+# unset), -fPIC under CMAKE_POSITION_INDEPENDENT_CODE, CMAKE_CUDA_COMPILER_LAUNCHER (ccache), the
+# architectures as CUDA_ARCHITECTURES spells them. Ninja and Makefiles track each object's headers
+# from nvcc's dependency file. Not given: an entry in compile_commands.json.
 #
 #   _gpu_topology_nvcc_library(<target> NVCC <nvcc> SOURCES <.cu>... [ARCHITECTURES <arch>...]
 #                              [OPTIONS <nvcc option>...] [INCLUDES_FROM <target>])
-# An interface library that links a static archive of the objects and CUDA::cudart_static. ARCHITECTURES as the
-# CUDA_ARCHITECTURES property spells them (90-real, 80, 90a-virtual, native, all, all-major);
-# none: nvcc's default. INCLUDES_FROM: a target whose interface include directories and
-# compile definitions the sources compile with.
+# An interface library that links a static archive of the objects and CUDA::cudart_static.
+# ARCHITECTURES as the CUDA_ARCHITECTURES property spells them (90-real, 80, 90a-virtual, native,
+# all, all-major); none: nvcc's default. INCLUDES_FROM: a target whose interface include
+# directories and compile definitions the sources compile with.
 
 # RESULT: nvcc's options for ARCHITECTURES spelt as CUDA_ARCHITECTURES spells them.
 function(_gpu_topology_nvcc_architectures)
@@ -40,20 +42,24 @@ function(_gpu_topology_nvcc_architectures)
   set(${ARG_RESULT} "${options}" PARENT_SCOPE)
 endfunction()
 
-function(_gpu_topology_nvcc_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "NVCC;INCLUDES_FROM" "SOURCES;ARCHITECTURES;OPTIONS")
-  _gpu_topology_nvcc_architectures(ARCHITECTURES ${ARG_ARCHITECTURES} RESULT architectures)
-  set(common ${architectures} ${ARG_OPTIONS})
+# RESULT: the host compiler nvcc is given: CMAKE_CUDA_HOST_COMPILER, else the CUDAHOSTCXX
+# environment variable, else the project's C++ compiler (the one that compiles the rest of the
+# probe, so that one compiler's objects and library meet at the link).
+function(_gpu_topology_nvcc_host_compiler)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
   if(CMAKE_CUDA_HOST_COMPILER)
-    list(APPEND common -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
+    set(${ARG_RESULT} "${CMAKE_CUDA_HOST_COMPILER}" PARENT_SCOPE)
+  elseif(NOT "$ENV{CUDAHOSTCXX}" STREQUAL "")
+    set(${ARG_RESULT} "$ENV{CUDAHOSTCXX}" PARENT_SCOPE)
+  else()
+    set(${ARG_RESULT} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)
   endif()
-  set(flags "${CMAKE_CUDA_FLAGS}")
-  if(NOT DEFINED CMAKE_CUDA_FLAGS)
-    set(flags "$ENV{CUDAFLAGS}")
-  endif()
-  separate_arguments(flags NATIVE_COMMAND "${flags}")
-  list(APPEND common ${flags})
-  # The build type's flags, as CMake's CUDA language would give them (its defaults for nvcc).
+endfunction()
+
+# OPTIONS: the build type's flags, as CMake's CUDA language would give them (its defaults for
+# nvcc where CMAKE_CUDA_FLAGS_<CONFIG> is unset), one generator expression per build type.
+function(_gpu_topology_nvcc_config_flags)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "RESULT" "")
   set(default_Debug "-g")
   set(default_Release "-O3 -DNDEBUG")
   set(default_RelWithDebInfo "-O2 -g -DNDEBUG")
@@ -69,21 +75,45 @@ function(_gpu_topology_nvcc_library target)
     list(JOIN config_flags "$<SEMICOLON>" config_flags)
     list(APPEND by_config "$<$<CONFIG:${config}>:${config_flags}>")
   endforeach()
+  set(${ARG_RESULT} "${by_config}" PARENT_SCOPE)
+endfunction()
+
+function(_gpu_topology_nvcc_library target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "NVCC;INCLUDES_FROM" "SOURCES;ARCHITECTURES;OPTIONS")
+  _gpu_topology_nvcc_architectures(ARCHITECTURES ${ARG_ARCHITECTURES} RESULT architectures)
+  _gpu_topology_nvcc_host_compiler(RESULT host)
+  set(common -forward-unknown-to-host-compiler -ccbin "${host}" ${architectures} ${ARG_OPTIONS})
+  set(flags "${CMAKE_CUDA_FLAGS}")
+  if(NOT DEFINED CMAKE_CUDA_FLAGS)
+    set(flags "$ENV{CUDAFLAGS}")
+  endif()
+  separate_arguments(flags NATIVE_COMMAND "${flags}")
+  list(APPEND common ${flags})
+  if(CMAKE_POSITION_INDEPENDENT_CODE)
+    list(APPEND common -Xcompiler=-fPIC)
+  endif()
+  _gpu_topology_nvcc_config_flags(RESULT by_config)
   if(ARG_INCLUDES_FROM)
     set(includes "$<TARGET_PROPERTY:${ARG_INCLUDES_FROM},INTERFACE_INCLUDE_DIRECTORIES>")
     set(definitions "$<TARGET_PROPERTY:${ARG_INCLUDES_FROM},INTERFACE_COMPILE_DEFINITIONS>")
     list(APPEND common "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
                        "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
   endif()
-  set(objects "")
+  # One folder per configuration where a generator builds several from one tree.
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir")
-  file(MAKE_DIRECTORY "${dir}")  # Ninja makes an output's folder; Make does not
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    string(APPEND dir "/$<CONFIG>")
+  endif()
+  set(objects "")
   foreach(source IN LISTS ARG_SOURCES)
     get_filename_component(name "${source}" NAME)
     get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     set(object "${dir}/${name}.o")
-    add_custom_command(OUTPUT "${object}"
-                       COMMAND "${ARG_NVCC}" ${common} ${by_config} -MD -MF "${object}.d" -c "${path}" -o "${object}"
+    # The folder made first: Ninja makes an output's folder, Make does not.
+    add_custom_command(OUTPUT "${object}" COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
+                       COMMAND ${CMAKE_CUDA_COMPILER_LAUNCHER} "${ARG_NVCC}" ${common} ${by_config}
+                               -MD -MF "${object}.d" -c "${path}" -o "${object}"
                        DEPENDS "${path}" DEPFILE "${object}.d" COMMAND_EXPAND_LISTS VERBATIM
                        COMMENT "Building CUDA object ${target}.dir/${name}.o")
     list(APPEND objects "${object}")

@@ -39,9 +39,13 @@ message(STATUS "the consumer: ${consumer_architectures}; its probe: ${probe_arch
 if(NOT probe_architectures MATCHES "=90-real.?;80$")  # file(STRINGS) keeps the ; as \;
   message(FATAL_ERROR "the probe was not built for the GPU here (9.0) and 80: ${probe_architectures}")
 endif()
-# The probe's configure took the consumer's CUDA compiler checks instead of running its own.
+# The probe's configure identified no CUDA compiler (its kernels compile with nvcc directly,
+# probe/cuda_kernels.cmake), and its kernels compile with the consumer's nvcc for 9.0 and 80.
 file(READ "${WORK}/build/_gpu_topology/probe-measure-configure.log" nested_log)
 expect_not_in("${nested_log}" "The CUDA compiler identification" "Detecting CUDA compiler ABI info")
+file(READ "${WORK}/build/_gpu_topology/probe-measure/build.ninja" nested_rules)
+expect_in("${nested_rules}" "${CUDA_COMPILER} -forward-unknown-to-host-compiler -ccbin "
+          "--generate-code=arch=compute_90,code=sm_90 --generate-code=arch=compute_80,code=[compute_80,sm_80]")
 # And what the identification caches besides, as the consumer's tree has it: the executable
 # format (install's RPATH editing), strip (`cmake --install --strip`), ar.
 foreach(entry CMAKE_EXECUTABLE_FORMAT CMAKE_STRIP CMAKE_AR)
@@ -78,13 +82,13 @@ file(SHA256 "${WORK}/other-build/gpu_topology/other/gpu_topology.hpp" reused)
 if(NOT measured STREQUAL reused)
   message(FATAL_ERROR "the header from the cache differs from the header of the measurement")
 endif()
-# The README's first command, twice: the package's own project enables CUDA after it
-# measured, which caches nvcc's default; the second configure must not take it either (a
-# cache of its own, so that the first one builds).
+# The README's first command, twice (a cache of its own, so that the first one builds): the
+# package's own project without its tests identifies no CUDA compiler, nor does its probe's.
 set(ENV{GPU_TOPOLOGY_CACHE_DIR} "${WORK}/readme-cache")
 set(readme -DGPU_TOPOLOGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release ${args})
 run(ok "${CMAKE_COMMAND}" -S "${PACKAGE_SOURCE}" -B "${WORK}/readme" -G "${GENERATOR}" ${readme})
 expect_in("${output}" "building the probe (measuring, 90-real) - done (")
+expect_not_in("${output}" "The CUDA compiler identification")
 file(READ "${WORK}/readme/_gpu_topology/probe-measure-configure.log" nested_log)
 expect_not_in("${nested_log}" "The CUDA compiler identification" "The CXX compiler identification")
 file(REMOVE "${WORK}/make.log")
