@@ -16,10 +16,12 @@ execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE listed RESULT_
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NVCC} --list-gpu-code failed (${rc})")
 endif()
+set(targets "")
 foreach(arch IN LISTS ARCHITECTURES)
   if(NOT listed MATCHES "sm_${arch}")
     message(FATAL_ERROR "this CUDA toolkit (${NVCC}) cannot compile for sm_${arch}; it lists: ${listed}")
   endif()
+  list(APPEND targets "--generate-code=arch=compute_${arch},code=sm_${arch}")
 endforeach()
 file(GLOB sources "${PROBE_DIR}/kernels/*.cu")
 if(NOT sources)
@@ -44,46 +46,8 @@ execute_process(COMMAND "${NVCC}" --fatbin --generate-code=arch=compute_80,code=
 if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "cluster_ctarank")
   message(FATAL_ERROR "with ${flags}, nvcc compiled a cluster register for sm_80 (${rc}):\n${out}${err}")
 endif()
-set(compile "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${flags} "${together}")
-# Architectures whose device code preprocesses to the same text share one front end (cicc, 1.3 s
-# of the 2.2 s an architecture costs on two cores): nvcc compiles the lowest one's PTX and ptxas
-# makes machine code for each of them from it. The text is what nvcc's own device preprocessing
-# step (its --dryrun) writes for each architecture, so a guard on __CUDA_ARCH__ in the probe or in
-# CUDA's headers that tells two of them apart gives each its own front end. cicc sees nothing else
-# of the architecture but its target, and a later one's target only adds what it accepts, so the
-# lowest of a group refuses whatever the others would.
-set(groups "")
-foreach(arch IN LISTS ARCHITECTURES)
-  execute_process(COMMAND ${compile} --generate-code=arch=compute_${arch},code=sm_${arch} -o "${WORK_DIR}/dry.fatbin"
-                          --dryrun RESULT_VARIABLE rc ERROR_VARIABLE steps OUTPUT_VARIABLE out)
-  string(REGEX MATCH "#\\$ ([^\n]* -D__CUDA_ARCH__=${arch}0 [^\n]* -E [^\n]*)" found "${steps}")
-  string(REGEX REPLACE " -o \"[^\"]*\"" " -o \"${WORK_DIR}/device_${arch}.ii\"" preprocess "${CMAKE_MATCH_1}")
-  if(NOT rc EQUAL 0 OR NOT found OR preprocess STREQUAL CMAKE_MATCH_1)
-    message(FATAL_ERROR "no device preprocessing step for sm_${arch} in nvcc --dryrun (${rc}):\n${out}${steps}")
-  endif()
-  execute_process(COMMAND sh -c "${preprocess}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "the device preprocessing for sm_${arch} failed (${rc}): ${preprocess}\n${out}${err}")
-  endif()
-  file(SHA256 "${WORK_DIR}/device_${arch}.ii" text)
-  if(NOT DEFINED group_${text})
-    list(APPEND groups ${text})
-  endif()
-  list(APPEND group_${text} ${arch})
-endforeach()
-set(targets "")
-set(shown_groups "")
-foreach(text IN LISTS groups)
-  list(GET group_${text} 0 lowest)
-  list(TRANSFORM group_${text} PREPEND "sm_" OUTPUT_VARIABLE real)
-  list(JOIN real "," codes)
-  list(APPEND targets "--generate-code=arch=compute_${lowest},code=[${codes}]")
-  list(JOIN real " " shown)
-  list(APPEND shown_groups "compute_${lowest}: ${shown}")
-endforeach()
-list(JOIN shown_groups "; " shown_groups)
-message(STATUS "one front end per device text: ${shown_groups}")
-execute_process(COMMAND ${compile} ${targets} -o "${WORK_DIR}/all_kernels.fatbin"
+execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} ${flags}
+                        "${together}" -o "${WORK_DIR}/all_kernels.fatbin"
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the probe's CUDA sources do not compile for every architecture (${ARCHITECTURES}):\n${out}${err}")
