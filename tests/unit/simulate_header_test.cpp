@@ -19,11 +19,13 @@
 //    memory a block may declare, at least one block resident by shared memory and
 //    registers, and never more than the occupancy API gives (host only: the device
 //    program includes the helper, and its constant expressions are the host's).
-// Each kind of check is one constexpr function of the program. Its first case is a
-// static_assert (the helpers are constant expressions on every described hierarchy, as
-// users call them); every case runs at run time, from arguments the compiler cannot
-// fold: GCC evaluates a constant expression about a hundred times slower than the
-// program runs it (2.6 s against 0.5 s a description on two cores).
+// Each kind of check is one constexpr function of the program. One of its cases is a
+// static_assert, another on each description (the helpers are constant expressions on
+// every described hierarchy, as users call them), and every L1 launch is (an unmeasured
+// answer does not compile, which only a constant expression shows); every case runs at
+// run time, from arguments the compiler cannot fold: GCC evaluates a constant expression
+// about a hundred times slower than the program runs it (2.6 s against 1.1 s a
+// description's compile on two cores).
 #include "model/serialize.hpp"
 #include "simulate/run.hpp"
 #include "simulate/split.hpp"
@@ -39,6 +41,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -89,6 +92,9 @@ constexpr gpu_topology::gemm_extent kGemmProducts[] = {
 // the facts its helper needs are measured.
 struct Part {
     std::string condition = "1";
+    // Every case a constant expression too: where the header makes an unmeasured answer a compile
+    // error (l1_bytes_at's 0 for a launch it has no row for), which only a constant expression sees.
+    bool every_case_constant = false;
     std::ostringstream definitions;
     // check(): `function` is a constexpr bool function of the program's; each case is its arguments.
     void check(const std::string& function, std::vector<std::string> arguments, const std::string& message) {
@@ -109,9 +115,10 @@ std::string call(const Part::Case& c, bool folded) {
     return text + ")";
 }
 
-// The program: every part's definitions and the first case of each of its functions as a
-// static_assert; main() runs every case and fails if one does.
-std::string assemble(const std::vector<Part>& parts, const std::string& device_code) {
+// The program: every part's definitions and one case of each of its functions as a static_assert
+// (the `rotation`-th, modulo their number: each description a different one), or all of them
+// where the part asks; main() runs every case and fails if one does.
+std::string assemble(const std::vector<Part>& parts, const std::string& device_code, std::size_t rotation) {
     std::ostringstream p;
     p << "#include <gpu_topology.hpp>\n#include <gpu_topology/stencil.hpp>\n#include <gpu_topology/gemm.hpp>\n"
       << "#include <cstdio>\n"
@@ -123,12 +130,12 @@ std::string assemble(const std::vector<Part>& parts, const std::string& device_c
       << "}\n";
     for (const Part& part : parts) {
         p << "#if " << part.condition << "\n" << part.definitions.str();
-        std::vector<std::string> asserted;
-        for (const auto& c : part.cases)
-            if (std::find(asserted.begin(), asserted.end(), c.function) == asserted.end()) {
-                asserted.push_back(c.function);
-                p << "static_assert(" << call(c, true) << ", \"" << c.message << "\");\n";
-            }
+        std::map<std::string, std::vector<const Part::Case*>> by_function;
+        for (const auto& c : part.cases) by_function[c.function].push_back(&c);
+        for (const auto& [function, cases] : by_function)
+            for (std::size_t i = 0; i < cases.size(); ++i)
+                if (part.every_case_constant || i == rotation % cases.size())
+                    p << "static_assert(" << call(*cases[i], true) << ", \"" << cases[i]->message << "\");\n";
         p << "#endif\n";
     }
     p << device_code << "int main() {\n";
@@ -180,7 +187,7 @@ Part gemm_checks(const simulate::Architecture& arch) {
     return part;
 }
 
-std::string program(const simulate::Architecture& arch, bool device) {
+std::string program(const simulate::Architecture& arch, bool device, std::size_t rotation) {
     std::vector<Part> parts;
     Part& described = parts.emplace_back();
     described.definitions << "namespace described {\n"
@@ -206,6 +213,7 @@ std::string program(const simulate::Architecture& arch, bool device) {
 
     Part& l1 = parts.emplace_back();
     l1.condition = all_measured({"L1_SIZE_BYTES"});
+    l1.every_case_constant = true;
     l1.definitions << "constexpr bool l1_at_most(int carveout, std::uint32_t threads, std::uint32_t declared, std::uint64_t bytes) {\n"
                    << "    return gpu_topology::l1_bytes_at(carveout, threads, declared) <= bytes;\n"
                    << "}\n"
@@ -283,7 +291,7 @@ std::string program(const simulate::Architecture& arch, bool device) {
                       "    out[1] = gpu_topology::choose_star_stencil_block<float>({256, 256, 256}, 1, threads).x;\n"
                       "    out[2] = gpu_topology::this_gpu_gemm().l2_latency_cycles;\n"
                       "}\n#endif\n";
-    return assemble(parts, device_code);
+    return assemble(parts, device_code, rotation);
 }
 
 std::string quoted(const fs::path& p) {
@@ -321,13 +329,14 @@ bool chooser_compiles(const fs::path& dir) { return all_known(dir, kChooserFactN
 TEST(SimulateHeader, RenderedFromEverySimulatedProfileFitsItsHierarchy) {
     int with_chooser = 0, with_gemm = 0;
     const auto files = descriptions();
-    for (const auto& file : files) {
+    for (std::size_t index = 0; index < files.size(); ++index) {
+        const auto& file = files[index];
         SCOPED_TRACE(file.filename().string());
         const auto arch = simulate::load_architecture(file);
         const fs::path dir = render_simulated_header(file, arch, "simulated_headers");
         with_chooser += chooser_compiles(dir);
         with_gemm += all_known(dir, kGemmFactNames);
-        std::ofstream(dir / "uses_header.cpp") << program(arch, false);
+        std::ofstream(dir / "uses_header.cpp") << program(arch, false, index);
         const std::string host = quoted(GPU_TOPOLOGY_CXX) + " -std=c++17 -Wall -Wextra -Werror -O0 -I" + quoted(dir) +
                                  " -I" + quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cpp") + " -o " +
                                  quoted(dir / "uses_header") + " > " + quoted(dir / "host.log") + " 2>&1";
@@ -352,7 +361,7 @@ TEST(SimulateHeader, RenderedFromASimulatedProfileCompilesForTheDevice) {
         if (arch.l2.far) continue;
         SCOPED_TRACE(file.filename().string());
         const fs::path dir = render_simulated_header(file, arch, "simulated_device_headers");
-        std::ofstream(dir / "uses_header.cu") << program(arch, true);
+        std::ofstream(dir / "uses_header.cu") << program(arch, true, 0);
         const std::string nvcc = quoted(GPU_TOPOLOGY_NVCC) + " -std=c++17 -arch=sm_90 " GPU_TOPOLOGY_NVCC_FAST " -c -I" + quoted(dir) + " -I" +
                                  quoted(GPU_TOPOLOGY_INCLUDE) + " " + quoted(dir / "uses_header.cu") + " -o " +
                                  quoted(dir / "uses_header.o") + " > " + quoted(dir / "device.log") + " 2>&1";
