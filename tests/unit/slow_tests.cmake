@@ -1,7 +1,7 @@
 # Unit tests that take seconds, labelled slow as well as cpu: `ctest -LE slow` (the quick loop) skips
 # them, CI runs them. CTest includes this file after gtest_discover_tests' list of the unit tests.
 #  - the property test draws GPUs for a fixed 6 s (GPU_TOPOLOGY_PROPERTY_SECONDS);
-#  - the simulated headers are rendered, and a program using each compiled and run (about 12 s alone).
+#  - the simulated headers are rendered, and a program using each compiled and run (about 10 s alone).
 set_tests_properties(SimulateProperty.NoDrawnGpuGetsAWrongValueVouchedFor
                      SimulateHeader.RenderedFromEverySimulatedProfileFitsItsHierarchy
                      SimulateHeader.RenderedFromASimulatedProfileCompilesForTheDevice
