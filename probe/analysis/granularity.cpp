@@ -115,8 +115,9 @@ bool span_independent_of_stride(const std::vector<StrideSpan>& spans, double tol
     const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end(),
                                               [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
     if (hi->stride_bytes < 4 * lo->stride_bytes) return false;
+    const double first = double(lo->span_bytes);  // not captured: Clang before 16 captures no binding
     return std::all_of(spans.begin(), spans.end(), [&](const StrideSpan& s) {
-        return std::abs(double(s.span_bytes) - double(lo->span_bytes)) <= tolerance * double(lo->span_bytes);
+        return std::abs(double(s.span_bytes) - first) <= tolerance * first;
     });
 }
 

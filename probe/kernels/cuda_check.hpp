@@ -4,12 +4,24 @@
 // reports *where* it failed instead of continuing with garbage.
 #include <cuda_runtime_api.h>
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace gpu_topology::kernels {
+
+// Where a check is called: the call site's file and line, taken by default arguments as
+// std::source_location does. Not std::source_location itself: libstdc++ provides it only to
+// compilers with __builtin_source_location (GCC 11, Clang 15), and Clang 14 is a host
+// compiler that nvcc 13 takes; __builtin_FILE and __builtin_LINE are in GCC, Clang and
+// nvcc's front end.
+struct CallSite {
+    const char* file;
+    unsigned line;
+    static constexpr CallSite here(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+        return {file, line};
+    }
+};
 
 class CudaError : public std::runtime_error {
 public:
@@ -22,24 +34,24 @@ private:
 };
 
 inline void check(cudaError_t result, std::string_view what,
-                  std::source_location where = std::source_location::current()) {
+                  CallSite where = CallSite::here()) {
     if (result == cudaSuccess) return;
     throw CudaError(result, std::string(what) + " failed: " + cudaGetErrorName(result) + " (" +
-                                cudaGetErrorString(result) + ") at " + where.file_name() + ":" +
-                                std::to_string(where.line()));
+                                cudaGetErrorString(result) + ") at " + where.file + ":" +
+                                std::to_string(where.line));
 }
 
 // A launch reports configuration errors through cudaGetLastError and execution
 // errors at the next synchronising call; both are checked.
 inline void check_launch(std::string_view kernel,
-                         std::source_location where = std::source_location::current()) {
+                         CallSite where = CallSite::here()) {
     check(cudaGetLastError(), std::string("launch of ") + std::string(kernel), where);
     check(cudaDeviceSynchronize(), std::string("execution of ") + std::string(kernel), where);
 }
 
 // An attribute of `device` (cudaDeviceGetAttribute), checked.
 inline int device_attribute(cudaDeviceAttr attribute, int device, std::string_view what,
-                            std::source_location where = std::source_location::current()) {
+                            CallSite where = CallSite::here()) {
     int value = 0;
     check(cudaDeviceGetAttribute(&value, attribute, device), what, where);
     return value;

@@ -123,8 +123,9 @@ void check_sections(const util::Json& profile, const std::optional<ProbeVersion>
             }
             const std::string at = prefix + joined(section, printable(key));
             // An old name (model::kRenamed) is read as the new one, unless both are there.
+            const std::string path = joined(section, key);  // not captured: Clang before 16 captures no binding
             const auto renamed = std::find_if(model::kRenamed.begin(), model::kRenamed.end(),
-                                              [&](const auto& r) { return r.old_path == joined(section, key); });
+                                              [&](const auto& r) { return r.old_path == path; });
             if (renamed != model::kRenamed.end()) {
                 const auto& now = kQuantities[model::find(renamed->name)];
                 if (!node->find(now.member())) continue;

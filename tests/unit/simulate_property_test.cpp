@@ -158,8 +158,10 @@ private:
             auto& k = s[kind];
             k["percent_of_bytes"] = cited(std::round(double(max_shared) * between(1, 10)));
             k["default"] = cited(pick<const char*>({"occupancy", "least"}));
+            // [[threads, bytes]]: the inner array made a Json first (a braced list holding one Array
+            // copies it under Clang, and nests it under GCC).
             if (random_.chance(0.3))
-                k["least_by_threads"] = cited(util::Json::Array{util::Json::Array{256, double(sizes[2])}});
+                k["least_by_threads"] = cited(util::Json::Array{util::Json(util::Json::Array{256, double(sizes[2])})});
         }
     }
 
