@@ -20,6 +20,17 @@ set(stored "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
 # `command_var`: the command line, with the seed's definitions appended where it takes them.
 include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
 set(seed_checks ON)
+# A scenario's trees all have the package build's C++ compiler: the seeded ones take it with its
+# checks, and a user's own first configure finds it as CXX where the environment names none (a
+# package built with another compiler than the default, `CXX=clang++ cmake --preset ci`, whose
+# nested probe configures then name one compiler).
+if(NOT DEFINED ENV{CXX})
+  file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" package_cxx REGEX "^CMAKE_CXX_COMPILER:[A-Z]+=" LIMIT_COUNT 1)
+  string(REGEX REPLACE "^[^=]*=" "" package_cxx "${package_cxx}")
+  if(NOT package_cxx STREQUAL "")
+    set(ENV{CXX} "${package_cxx}")
+  endif()
+endif()
 set(package_checks "${PACKAGE_BUILD}/CMakeFiles/${CMAKE_VERSION}")
 function(seed_compiler_checks command_var)
   set(command ${${command_var}})
