@@ -21,14 +21,17 @@ set(stored "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200.json")
 include("${PACKAGE_SOURCE}/cmake/GPUTopologyProbe.cmake")
 set(seed_checks ON)
 # A scenario's trees all have the package build's C++ compiler: the seeded ones take it with its
-# checks, and a user's own first configure finds it as CXX where the environment names none (a
-# package built with another compiler than the default, `CXX=clang++ cmake --preset ci`, whose
-# nested probe configures then name one compiler).
-if(NOT DEFINED ENV{CXX})
-  file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" package_cxx REGEX "^CMAKE_CXX_COMPILER:[A-Z]+=" LIMIT_COUNT 1)
-  string(REGEX REPLACE "^[^=]*=" "" package_cxx "${package_cxx}")
-  if(NOT package_cxx STREQUAL "")
-    set(ENV{CXX} "${package_cxx}")
+# checks, and a user's own first configure finds it as CXX (whatever the environment names: the
+# ci-clang preset on a machine whose CXX is g++), and as nvcc's host compiler, CUDAHOSTCXX, where the
+# environment names none (one it names is kept: it may be the one host compiler this nvcc takes). So
+# a CUDA project's nested probe has the compilers of a C++ project's (CMake 4 gives a CUDA project
+# nvcc's own default host compiler, g++, where CUDAHOSTCXX names none).
+file(STRINGS "${PACKAGE_BUILD}/CMakeCache.txt" package_cxx REGEX "^CMAKE_CXX_COMPILER:[A-Z]+=" LIMIT_COUNT 1)
+string(REGEX REPLACE "^[^=]*=" "" package_cxx "${package_cxx}")
+if(NOT package_cxx STREQUAL "")
+  set(ENV{CXX} "${package_cxx}")
+  if(NOT DEFINED ENV{CUDAHOSTCXX})
+    set(ENV{CUDAHOSTCXX} "${package_cxx}")
   endif()
 endif()
 set(package_checks "${PACKAGE_BUILD}/CMakeFiles/${CMAKE_VERSION}")
