@@ -16,12 +16,12 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_bd12978ce754d34e)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_cdf68542ff9173a3)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_bd12978ce754d34e 1
+#define GPU_TOPOLOGY_PROFILE_p_cdf68542ff9173a3 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
@@ -32,7 +32,7 @@
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_bd12978ce754d34e
+#define GPU_TOPOLOGY_PROFILE_NS p_cdf68542ff9173a3
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -75,7 +75,7 @@
 #define GPU_TOPOLOGY_CONSTANT_L1_LINE_BYTES_UNMEASURED 1
 #define GPU_TOPOLOGY_CONSTANT_L1_SECTOR_BYTES 64
 #define GPU_TOPOLOGY_CONSTANT_L1_LATENCY_CYCLES 28
-#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_CONSTANT_L1_MISS_PENALTY_CYCLES 66
 #define GPU_TOPOLOGY_CONSTANT_L1_PER_SM 1
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES 65536
 #define GPU_TOPOLOGY_CONSTANT_L15_SIZE_BYTES_IS_LOWER_BOUND 1
@@ -105,7 +105,7 @@
 #define GPU_TOPOLOGY_DRAM_LATENCY_CYCLES 675
 #define GPU_TOPOLOGY_DRAM_BANDWIDTH_BYTES_PER_S 4394020184969
 #define GPU_TOPOLOGY_CLUSTER_MAX_BLOCKS 16
-#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES_UNMEASURED 1
+#define GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES 182
 #define GPU_TOPOLOGY_DSMEM_BANDWIDTH_BYTES_PER_S 4016133511809
 #define GPU_TOPOLOGY_TLB_ENTRIES_UNMEASURED 1
 #define GPU_TOPOLOGY_TLB_COVERAGE_BYTES_UNMEASURED 1
@@ -164,12 +164,6 @@ struct TEXTURE_LINE_BYTES {
 };
 struct CONSTANT_L1_LINE_BYTES {
     static constexpr const char* reason = "capacity span did not grow like a line boundary";
-};
-struct CONSTANT_L1_MISS_PENALTY_CYCLES {
-    static constexpr const char* reason = "differs between the node's devices: 66 on device 0, 70 on device 1 (tolerance 3)";
-};
-struct DSMEM_LATENCY_CYCLES {
-    static constexpr const char* reason = "differs between the node's devices: 181.5 on device 0, 191.5 on device 1 (tolerance 9)";
 };
 struct TLB_ENTRIES {
     static constexpr const char* reason = "the fastest loads (10th percentile) of rings of up to 24 elements 64 MiB apart never rose more than 5 cycles above a 4-element ring's; which L2 slices a short ring's elements fall in moves that percentile by as much (as a run on an H100 showed), so a miss penalty of a few cycles can hide";
@@ -287,7 +281,7 @@ struct constant_l1_facts {
     unknown<std::uint32_t, not_measured::CONSTANT_L1_LINE_BYTES> line_bytes;  // constant L1 line, bytes
     known<std::uint32_t> sector_bytes;  // constant L1 fetch granularity, bytes
     known<std::uint32_t> latency_cycles;  // constant L1 hit latency, cycles
-    unknown<std::uint32_t, not_measured::CONSTANT_L1_MISS_PENALTY_CYCLES> miss_penalty_cycles;  // constant L1 miss penalty (to L1.5), cycles
+    known<std::uint32_t> miss_penalty_cycles;  // constant L1 miss penalty (to L1.5), cycles
     known<std::uint32_t> per_sm;  // constant L1 instances per SM, instances
 };
 GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
@@ -295,7 +289,7 @@ GPU_TOPOLOGY_FACT constant_l1_facts constant_l1{
     {},
     {64u, source::measured, false, true},
     {28u, source::measured, false, true},
-    {},
+    {66u, source::derived, false, true},
     {1u, source::measured, false, true}};
 
 struct constant_l15_facts {
@@ -377,12 +371,12 @@ GPU_TOPOLOGY_FACT dram_facts dram{
 
 struct cluster_facts {
     known<std::uint32_t> max_blocks;  // blocks per cluster, at most (non-portable sizes allowed), blocks
-    unknown<std::uint32_t, not_measured::DSMEM_LATENCY_CYCLES> remote_latency_cycles;  // load latency from another block's shared memory, cycles
+    known<std::uint32_t> remote_latency_cycles;  // load latency from another block's shared memory, cycles
     known<std::uint64_t> remote_bandwidth_bytes_per_s;  // remote shared memory read bandwidth, all SMs, bytes/s
 };
 GPU_TOPOLOGY_FACT cluster_facts cluster{
     {16u, source::api, false, true},
-    {},
+    {182u, source::measured, false, true},
     {4016133511809ull, source::measured, false, true}};
 
 struct tlb_facts {

@@ -269,10 +269,11 @@ NodeFacts node_facts(const Json& document) {
         }
         if (!doubts.empty()) result.facts.path_to(q.path)["doubt"] = fitted(doubts);
         if (vouched.size() < 2) continue;
-        // Every device against every other: the whole spread must lie within the tolerance.
+        // Every device against every other: the whole spread must lie within the tolerance of two
+        // cards of one model.
         const auto [lo, hi] = std::minmax_element(vouched.begin(), vouched.end(),
                                                   [](const auto& a, const auto& b) { return a.second < b.second; });
-        const double tolerance = model::agreement_tolerance(q, std::abs(lo->second));
+        const double tolerance = model::agreement_tolerance(q, std::abs(lo->second), model::Cards::other_of_model);
         if (hi->second - lo->second <= tolerance) continue;
         std::string values;
         for (const auto& [i, v] : vouched) values += (values.empty() ? "" : ", ") + format_number(v) + " on " + device(i);

@@ -5,14 +5,22 @@ include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 set(node "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200-x2-node.json")
 set(ENV{FAKE_NODE_PROFILE} "${node}")
 set(measure -DGPU_TOPOLOGY_PROBE_EXECUTABLE=${fake})
-# One model: one set of facts, the values that differ withheld, the node in the header.
+# One model: one set of facts, the values that differ withheld, the node in the header. The stored
+# node's devices agree within what two cards of one model may differ by; here device 1's near L2 is
+# 8 MiB larger than device 0's (a size is held to 4 % between cards).
+file(READ "${node}" json)
+string(JSON near GET "${json}" devices 0 caches l2 near_size_bytes value)
+math(EXPR near "${near} + 8388608")
+string(JSON json SET "${json}" devices 1 caches l2 near_size_bytes value "${near}")
+file(WRITE "${WORK}/differ.json" "${json}")
+set(ENV{FAKE_NODE_PROFILE} "${WORK}/differ.json")
 configure(ok "${example}" "${WORK}/alike" ${measure} -DGPU_TOPOLOGY_DEVICE=ALL)
 expect_in("${output}" "probing NVIDIA H200 (2 devices)" "node of 2 devices (each device and link: --log-level=VERBOSE)")
 expect_not_in("${output}" "link 0 -> 1")
 run(ok "${CMAKE_COMMAND}" --log-level=VERBOSE "${WORK}/alike" -DGPU_TOPOLOGY_REPROBE=ON)
 expect_in("${output}" "node: 2 devices" "link 0 -> 1: nvswitch x18" "differs between the node's devices")
 file(READ "${WORK}/alike/gpu_topology/minimal/gpu_topology.hpp" header)
-expect_in("${header}" "inline constexpr int device_count = 2;" "GPU_TOPOLOGY_DSMEM_LATENCY_CYCLES_UNMEASURED")
+expect_in("${header}" "inline constexpr int device_count = 2;" "GPU_TOPOLOGY_L2_NEAR_SIZE_BYTES_UNMEASURED")
 run(ok "${CMAKE_COMMAND}" --build "${WORK}/alike")
 # Two models: no common facts; the configure names the difference and asks for DEVICE.
 file(READ "${node}" json)

@@ -1,5 +1,6 @@
 // The typed model: results, cross-checks, relations, the L1 per launch, and
 // the one serializer, whose output must always validate.
+#include "model/agreement.hpp"
 #include "model/l1_at_launch.hpp"
 #include "model/serialize.hpp"
 #include "model/topology.hpp"
@@ -82,6 +83,19 @@ TEST(CrossCheck, AgreementFallsOnlyBeyondTheTolerance) {
     EXPECT_DOUBLE_EQ(inside.agreement(), 1.0);
     EXPECT_FALSE(three.passed());
     EXPECT_DOUBLE_EQ(three.agreement(), 0.5);
+}
+
+// Runs of one card agree within 5 % on a latency; cards of one model within 12 %; a size, a
+// bandwidth or a count is held to one rule on every card.
+TEST(Agreement, CardsOfOneModelHaveRoomOnlyForLatencies) {
+    const auto& latency = model::kQuantities[id("L2_NEAR_LATENCY_CYCLES")];
+    EXPECT_DOUBLE_EQ(model::agreement_tolerance(latency, 270, model::Cards::same), 13.5);
+    EXPECT_DOUBLE_EQ(model::agreement_tolerance(latency, 270, model::Cards::other_of_model), 32.4);
+    for (const char* name : {"L2_NEAR_SIZE_BYTES", "L2_BANDWIDTH_BYTES_PER_S", "L1_LINE_BYTES", "TLB_ENTRIES"}) {
+        const auto& q = model::kQuantities[model::find(name)];
+        EXPECT_EQ(model::agreement_tolerance(q, 1e6, model::Cards::other_of_model), model::agreement_tolerance(q, 1e6))
+            << name;
+    }
 }
 
 TEST(Topology, FailedCrossCheckWithdrawsTheWord) {

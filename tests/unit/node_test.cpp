@@ -187,7 +187,12 @@ TEST(Node, AMeasuredValueBeyondTheToleranceIsWithheldNotAveraged) {
     auto node = two_h200s();
     auto& latency = node["devices"].as_array()[1]["caches"]["dram"]["latency_cycles"]["p50"];
     const double first = latency.as_number();
-    latency = first * 1.10;  // 10 %: beyond the 5 % a re-measured latency may differ
+    // 7 %, as two H100s of one pool differed (docs/records/probe.md): beyond what runs of one card
+    // differ by, within what cards of one model do, so the node shares the first device's value.
+    latency = std::round(first * 1.07);
+    EXPECT_EQ(profile::node_facts(node).withheld, std::vector<std::string>{});
+    EXPECT_EQ(profile::read_quantity(profile::node_facts(node).facts, "DRAM_LATENCY_CYCLES").value, first);
+    latency = first * 1.15;  // 15 %: beyond the 12 % cards of one model may differ by
     const auto common = profile::node_facts(node);
     EXPECT_EQ(common.model_differences, std::vector<std::string>{});
     ASSERT_EQ(common.withheld.size(), 1u);
@@ -228,8 +233,8 @@ TEST(Node, TheSpreadOverEveryDeviceDecidesNotEachAgainstDeviceZero) {
     auto node = test::node_profile(three, std::move(devices_of_three));
     auto& devices = node["devices"].as_array();
     const double dram = devices[0].at_path("caches.dram.latency_cycles.p50")->as_number();
-    devices[1]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 1.04;  // each within 5 % of device 0,
-    devices[2]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 0.96;  // 8 % apart from each other
+    devices[1]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 1.07;  // each within 12 % of device 0,
+    devices[2]["caches"]["dram"]["latency_cycles"]["p50"] = dram * 0.93;  // 14 % apart from each other
     const auto common = profile::node_facts(node);
     ASSERT_EQ(common.withheld.size(), 1u);
     EXPECT_EQ(common.withheld[0].rfind("DRAM_LATENCY_CYCLES", 0), 0u);
