@@ -1,8 +1,9 @@
 #pragma once
 // When two measurements of one quantity agree: `check` (a device against its
 // profile), `compare` (a run against quiet references) and a node's verdict
-// that its devices are alike all use this one rule, with more room for latencies
-// where the two are different cards of one model (Cards::other_of_model, below).
+// that its devices are alike all use this one rule. `check` of a profile of another
+// card of the model and a node's verdict give latencies more room
+// (Cards::other_of_model, below); `compare` shows such differences.
 //
 // Each tolerance covers the run-to-run spread measured on quiet H200s and
 // H100s (five full probes on one H100 in one lease, and the spread over the card runs in
