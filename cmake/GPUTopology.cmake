@@ -44,7 +44,7 @@
 #   GPU_TOPOLOGY_ON_BUSY_GPU, GPU_TOPOLOGY_PROBE_TIMEOUT, GPU_TOPOLOGY_LEVEL, GPU_TOPOLOGY_TIME_BUDGET,
 #   GPU_TOPOLOGY_DEFAULT_PROFILE, GPU_TOPOLOGY_PROBE_EXECUTABLE, GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES,
 #   GPU_TOPOLOGY_HOST_CXX_COMPILER, GPU_TOPOLOGY_LOCK_DIR, GPU_TOPOLOGY_SLOTS_PER_GPU, GPU_TOPOLOGY_CACHE,
-#   GPU_TOPOLOGY_CACHE_DIR
+#   GPU_TOPOLOGY_CACHE_DIR, GPU_TOPOLOGY_NINJA
 include_guard(GLOBAL)
 # The functions keep the policies of CMake 3.25 (return(PROPAGATE), ...) whatever the
 # project that includes this file asks for: a function runs with those it was defined under.
@@ -119,6 +119,8 @@ set(GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES "" CACHE STRING
     "CUDA architectures to build the measuring probe for besides those of the GPUs here (never instead of them)")
 set(GPU_TOPOLOGY_HOST_CXX_COMPILER "" CACHE FILEPATH
     "When cross-compiling: the host C++ compiler that builds the probe which renders a profile (empty: the default one)")
+set(GPU_TOPOLOGY_NINJA ON CACHE STRING
+    "A Unix Makefiles project's probe is built with Ninja: ON (one on PATH), OFF (make) or the path of a Ninja")
 set(GPU_TOPOLOGY_LOCK_DIR "" CACHE PATH
     "Where the per-GPU locks of this user's probes are (empty: XDG_CACHE_HOME or ~/.cache, gpu-topology/)")
 set(GPU_TOPOLOGY_SLOTS_PER_GPU 1 CACHE STRING
@@ -1217,13 +1219,18 @@ function(_gpu_topology_check_command)
     get_property(probe GLOBAL PROPERTY GPU_TOPOLOGY_INSTALLED_PROBE)
   endif()
   get_property(package_dir GLOBAL PROPERTY GPU_TOPOLOGY_PACKAGE_DIR)
+  # The generator this configure chose for the probe, not a search again when the tests run.
+  _gpu_topology_nested_generator(PREFIX nested)
+  set(ninja OFF)
+  if(nested_NAME STREQUAL "Ninja" AND NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(ninja "${nested_MAKE_PROGRAM}")
+  endif()
   set(${ARG_RESULT} "${CMAKE_COMMAND}" -DGPU_TOPOLOGY_PACKAGE_DIR=${package_dir} -DGPU_TOPOLOGY_BUILD_ROOT=${CMAKE_BINARY_DIR}
                     -DPROBE=${probe} -DPROFILE=${profile}
                     -DCMAKE_GENERATOR=${CMAKE_GENERATOR} -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
-                    -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
+                    -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DGPU_TOPOLOGY_NINJA=${ninja})
   foreach(variable CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET CMAKE_CUDA_COMPILER CMAKE_CUDA_HOST_COMPILER
-                   CUDAToolkit_ROOT GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES GPU_TOPOLOGY_CACHE GPU_TOPOLOGY_CACHE_DIR
-                   GPU_TOPOLOGY_NINJA)
+                   CUDAToolkit_ROOT GPU_TOPOLOGY_PROBE_CUDA_ARCHITECTURES GPU_TOPOLOGY_CACHE GPU_TOPOLOGY_CACHE_DIR)
     if(DEFINED ${variable} AND NOT "${${variable}}" STREQUAL "")
       list(APPEND ${ARG_RESULT} "-D${variable}=${${variable}}")
     endif()

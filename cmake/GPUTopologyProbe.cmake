@@ -439,10 +439,12 @@ function(_gpu_topology_measuring_probe_settings)
 endfunction()
 
 # The nested build's generator, after PREFIX: _NAME and _MAKE_PROGRAM (or ""). The consumer's,
-# but Ninja for a consumer of Unix Makefiles where there is a Ninja (GPU_TOPOLOGY_NINJA; OFF keeps
-# make): the probe's layers are libraries that link one another, and under make a target compiles
-# only once the ones it links are built, so the layers' unity units run one after the other (the
-# measuring probe's build 21.9 s against 7.3 s with Ninja, 16 cores: docs/records/configure-time.md).
+# but Ninja for a consumer of Unix Makefiles where there is a Ninja: the probe's layers are
+# libraries that link one another, and under make a target compiles only once the ones it links are
+# built, so the layers' unity units run one after the other (the measuring probe's build took 21.9 s
+# under make on an H100, and 7.3 s in the README's Ninja configure: docs/records/configure-time.md).
+# GPU_TOPOLOGY_NINJA: ON (default) a Ninja on this machine's PATH, never the target's when
+# cross-compiling (the probe runs here); OFF make; or the path of a Ninja.
 function(_gpu_topology_nested_generator)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "PREFIX" "")
   set(${ARG_PREFIX}_NAME "${CMAKE_GENERATOR}")
@@ -450,12 +452,28 @@ function(_gpu_topology_nested_generator)
   if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles" AND CMAKE_MAKE_PROGRAM)
     set(${ARG_PREFIX}_MAKE_PROGRAM "${CMAKE_MAKE_PROGRAM}")
   endif()
-  if(CMAKE_GENERATOR STREQUAL "Unix Makefiles")
-    find_program(GPU_TOPOLOGY_NINJA NAMES ninja ninja-build
-                 DOC "Ninja for the probe's nested build under a Makefile generator (OFF: make)")
-    if(GPU_TOPOLOGY_NINJA)
+  set(choice ON)
+  if(DEFINED GPU_TOPOLOGY_NINJA)
+    set(choice "${GPU_TOPOLOGY_NINJA}")
+  endif()
+  if(CMAKE_GENERATOR STREQUAL "Unix Makefiles" AND NOT (choice STREQUAL "" OR choice MATCHES "-NOTFOUND$"))
+    set(ninja "")
+    if(choice MATCHES "^(ON|on|On|YES|yes|Yes|TRUE|true|True|Y|y|1)$")
+      find_program(found_ninja NAMES ninja ninja-build samu NO_CACHE NO_CMAKE_FIND_ROOT_PATH)
+      if(found_ninja)
+        set(ninja "${found_ninja}")
+      endif()
+    elseif(choice MATCHES "^(OFF|off|Off|NO|no|No|FALSE|false|False|N|n|0)$")
+      set(ninja "")
+    elseif(IS_ABSOLUTE "${choice}" AND EXISTS "${choice}" AND NOT IS_DIRECTORY "${choice}")
+      set(ninja "${choice}")
+    else()
+      message(FATAL_ERROR "GPUTopology: GPU_TOPOLOGY_NINJA is '${choice}': give ON (a Ninja on PATH), OFF (make) or "
+                          "the absolute path of a Ninja")
+    endif()
+    if(ninja)
       set(${ARG_PREFIX}_NAME Ninja)
-      set(${ARG_PREFIX}_MAKE_PROGRAM "${GPU_TOPOLOGY_NINJA}")
+      set(${ARG_PREFIX}_MAKE_PROGRAM "${ninja}")
     endif()
   endif()
   return(PROPAGATE ${ARG_PREFIX}_NAME ${ARG_PREFIX}_MAKE_PROGRAM)

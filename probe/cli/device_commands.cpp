@@ -94,17 +94,17 @@ int check_device(const util::Json& expected, int index, bool identity_only) {
     compare("compute capability", fact(model::kCcMajor) + "." + fact(model::kCcMinor),
             std::to_string(facts->cc_major) + "." + std::to_string(facts->cc_minor));
     compare("SM count", fact(model::kSmCount), std::to_string(facts->sm_count));
-    const auto cards =
-        expected.at_path("device.uuid")->as_string() == facts->uuid ? model::Cards::same : model::Cards::other_of_model;
-    if (cards == model::Cards::other_of_model)
-        std::printf("note   the profile was measured on another card of this model (%s): its latencies are held to "
-                    "%g %%, as cards of one model differ\n",
-                    expected.at_path("device.uuid")->as_string().c_str(), 100 * model::kLatencyBetweenCards);
     if (failures) {
         std::printf("the profile describes another GPU than device %d\n", index);
         return kFailure;
     }
+    const auto cards =
+        expected.at_path("device.uuid")->as_string() == facts->uuid ? model::Cards::same : model::Cards::other_of_model;
     if (identity_only) return 0;
+    if (cards == model::Cards::other_of_model)
+        std::printf("note   the profile was measured on another card of this model (%s): its latencies and penalties "
+                    "(cycles) are held to %g %%, as cards of one model differ\n",
+                    expected.at_path("device.uuid")->as_string().c_str(), 100 * model::kLatencyBetweenCards);
 
     stages::Progress progress(false);
     const auto measured = model::to_json(stages::probe_device(*facts, {}, progress));

@@ -48,9 +48,10 @@ inline double agreement_tolerance(const Quantity& q, double expected) {
 // Cards of one model differ where runs of one card do not: five H100s of one pool gave near-L2
 // latencies of 264, 269, 270, 279 and 289 cycles (9.5 % apart), the misses of every path and DRAM
 // (687 against 723) moving with them, while each card's own runs agree within 1.5 %
-// (docs/records/probe.md). A profile of another card of the model, and the devices of one node,
-// are held to this for latencies (the pool's spread, with room for cards not seen); sizes, lines,
-// counts and bandwidths keep one rule.
+// (docs/records/probe.md; the L1 miss penalty, miss less hit, 257 against 237). A profile of another
+// card of the model, and the devices of one node, are held to this for every quantity in cycles,
+// latencies and the penalties made of them (the pool's spread, with room for cards not seen);
+// sizes, lines, counts and bandwidths keep one rule.
 inline constexpr double kLatencyBetweenCards = 0.12;
 enum class Cards { same, other_of_model };
 inline double agreement_tolerance(const Quantity& q, double expected, Cards cards) {

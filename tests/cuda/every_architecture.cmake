@@ -5,8 +5,8 @@
 # ptxas refuses an instruction its target does not have (checked below with
 # the same flags). Device code is built without optimisation and for compile
 # speed: this checks what compiles, not what runs fast (the probe itself is
-# built optimised, for the GPU it measures). With CXX, the engine's host sources too
-# (kernels/*.cpp, measure/cuda_node.cpp: the CUDA runtime's host API), checked for the host:
+# built optimised, for the GPU it measures), with CXX as nvcc's host compiler. With CXX, the engine's host sources too
+# (kernels/*.cpp, measure/cuda_node.cpp, cli/device_commands.cpp: the CUDA runtime's host API), checked for the host:
 # a test build without a GPU leaves the engine out of its build (GPU_TOPOLOGY_PROBE_CUDA=IF_GPU).
 #   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." [-DFAST_COMPILE=...]
 #         [-DCXX=... -DCXX_STANDARD_FLAG=... -DCUDA_INCLUDE="dir;..."] -P every_architecture.cmake
@@ -46,7 +46,11 @@ execute_process(COMMAND "${NVCC}" --fatbin --generate-code=arch=compute_80,code=
 if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "cluster_ctarank")
   message(FATAL_ERROR "with ${flags}, nvcc compiled a cluster register for sm_80 (${rc}):\n${out}${err}")
 endif()
-execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} ${flags}
+set(host_compiler "")
+if(CXX)
+  set(host_compiler -ccbin "${CXX}")  # the build's C++ compiler, as the probe's kernels have it
+endif()
+execute_process(COMMAND "${NVCC}" -std=c++20 "-I${PROBE_DIR}" --fatbin ${targets} ${flags} ${host_compiler}
                         "${together}" -o "${WORK_DIR}/all_kernels.fatbin"
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
 if(NOT rc EQUAL 0)
@@ -57,16 +61,19 @@ list(TRANSFORM sources REPLACE "^.*/" "")
 list(JOIN sources ", " names)
 message(STATUS "${names}: sm_${shown}")
 if(CXX)
-  # One translation unit: the four parse the same headers.
+  # One translation unit: they parse the same headers. The commands that measure (device_commands.cpp)
+  # compile only with CUDA.
   set(host_sources "${PROBE_DIR}/kernels/cuda_engine.cpp" "${PROBE_DIR}/kernels/device_lookup.cpp"
-                   "${PROBE_DIR}/kernels/peer_link.cpp" "${PROBE_DIR}/measure/cuda_node.cpp")
+                   "${PROBE_DIR}/kernels/peer_link.cpp" "${PROBE_DIR}/measure/cuda_node.cpp"
+                   "${PROBE_DIR}/cli/device_commands.cpp")
   set(host_together "${WORK_DIR}/engine_host.cpp")
   file(WRITE "${host_together}" "")
   foreach(source IN LISTS host_sources)
     file(APPEND "${host_together}" "#include \"${source}\"\n")
   endforeach()
   list(TRANSFORM CUDA_INCLUDE PREPEND "-I")
-  execute_process(COMMAND "${CXX}" ${CXX_STANDARD_FLAG} -fsyntax-only "-I${PROBE_DIR}" ${CUDA_INCLUDE} "${host_together}"
+  execute_process(COMMAND "${CXX}" ${CXX_STANDARD_FLAG} -fsyntax-only -DGPU_TOPOLOGY_WITH_CUDA=1 "-I${PROBE_DIR}"
+                          ${CUDA_INCLUDE} "${host_together}"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "the CUDA engine's host sources do not compile:\n${out}${err}")

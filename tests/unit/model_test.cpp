@@ -85,12 +85,15 @@ TEST(CrossCheck, AgreementFallsOnlyBeyondTheTolerance) {
     EXPECT_DOUBLE_EQ(three.agreement(), 0.5);
 }
 
-// Runs of one card agree within 5 % on a latency; cards of one model within 12 %; a size, a
-// bandwidth or a count is held to one rule on every card.
-TEST(Agreement, CardsOfOneModelHaveRoomOnlyForLatencies) {
+// Runs of one card agree within 5 % on a latency or a penalty; cards of one model within 12 %; a
+// size, a bandwidth or a count is held to one rule on every card.
+TEST(Agreement, CardsOfOneModelHaveRoomOnlyInCycles) {
     const auto& latency = model::kQuantities[id("L2_NEAR_LATENCY_CYCLES")];
     EXPECT_DOUBLE_EQ(model::agreement_tolerance(latency, 270, model::Cards::same), 13.5);
     EXPECT_DOUBLE_EQ(model::agreement_tolerance(latency, 270, model::Cards::other_of_model), 32.4);
+    const auto& penalty = model::kQuantities[id("L1_MISS_PENALTY_CYCLES")];
+    EXPECT_DOUBLE_EQ(model::agreement_tolerance(penalty, 237, model::Cards::same), 11.85);
+    EXPECT_DOUBLE_EQ(model::agreement_tolerance(penalty, 237, model::Cards::other_of_model), 28.44);
     for (const char* name : {"L2_NEAR_SIZE_BYTES", "L2_BANDWIDTH_BYTES_PER_S", "L1_LINE_BYTES", "TLB_ENTRIES"}) {
         const auto& q = model::kQuantities[model::find(name)];
         EXPECT_EQ(model::agreement_tolerance(q, 1e6, model::Cards::other_of_model), model::agreement_tolerance(q, 1e6))
