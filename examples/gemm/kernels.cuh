@@ -8,6 +8,10 @@
 // (docs/l1-effective-capacity.md). A launch left to the driver's default uses an instance that never
 // gets one.
 #include "cuda_support.cuh"
+
+#if CUDART_VERSION < 12060
+#error "examples/gemm gives each launch its carveout (cudaLaunchAttributePreferredSharedMemoryCarveout): CUDA 12.6 or later"
+#endif
 #include "sgemm.cuh"
 
 #include <gpu_topology/gemm.hpp>

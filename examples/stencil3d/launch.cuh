@@ -7,6 +7,10 @@
 // never given a carveout, and the occupancy API, which reads function attributes only, asks
 // instances that are never launched.
 #include "cuda_support.cuh"
+
+#if CUDART_VERSION < 12060
+#error "examples/stencil3d gives each launch its carveout (cudaLaunchAttributePreferredSharedMemoryCarveout): CUDA 12.6 or later"
+#endif
 #include "stencil.cuh"
 
 #include <gpu_topology/stencil.hpp>

@@ -53,11 +53,26 @@ struct ProgramArgs {
     unsigned long long* stats;  // [0] cycles, [1] ns, [2] the plain kernel's dependency store, [3] sink
 };
 
+// Whether a launch carries its own carveout (cudaLaunchAttributePreferredSharedMemoryCarveout):
+// CUDA 12.6's headers have it, 12.4's do not. Without it, each carveout gets an instance of
+// its own whose function attribute is set once, before its first launch, which gives the
+// split the launch attribute gives (pchase.cu says why). GPU_TOPOLOGY_CARVEOUT_PER_INSTANCE
+// builds that way with any toolkit, to check it against the launch attribute.
+// A macro, not only the constant: without the launch attribute its name must not be compiled.
+#if CUDART_VERSION >= 12060 && !defined(GPU_TOPOLOGY_CARVEOUT_PER_INSTANCE)
+#define GPU_TOPOLOGY_CARVEOUT_PER_LAUNCH 1
+#else
+#define GPU_TOPOLOGY_CARVEOUT_PER_LAUNCH 0
+#endif
+inline constexpr bool kCarveoutPerLaunch = GPU_TOPOLOGY_CARVEOUT_PER_LAUNCH == 1;
 // Instances of each chase kernel (ChaseKernel::probe, ::plain): the driver
 // keeps a function's attributes, so each launch configuration gets its own
-// instance (pchase.cu says why). The last one is never launched: the occupancy
-// calculator reads its attributes, which change per question.
-inline constexpr int kChaseKernelInstances = 5;
+// instance (pchase.cu says why): with a carveout per launch, one for the driver's
+// choice and one for every carveout, each with and without dynamic shared memory;
+// else one per carveout (the probe's kernel is measured at 11, the plain one at 8, with
+// and without dynamic shared memory: 15). The last one is never launched: the
+// occupancy calculator reads its attributes, which change per question.
+inline constexpr int kChaseKernelInstances = kCarveoutPerLaunch ? 5 : 24;
 // Instance `slot` of `kernel`, for cudaLaunchKernelExC and cudaFuncSetAttribute.
 const void* chase_kernel(ChaseKernel kernel, int slot);
 

@@ -120,8 +120,9 @@ private:
     DeviceBuffer<unsigned> order_;  // random ring permutation, grown on demand
     TextureObject texture_;         // over the buffer, as 8-byte texels
     unsigned long long constant_base_ = 0;
-    // What each instance in use launches: (left to the driver, dynamic shared limit).
-    std::vector<std::pair<bool, std::size_t>> probe_slots_, plain_slots_;
+    // What each instance in use launches: (-1 left to the driver, else its carveout or, with a carveout
+    // per launch, 0 for any; dynamic shared limit).
+    std::vector<std::pair<int, std::size_t>> probe_slots_, plain_slots_;
 };
 
 CudaEngine::CudaEngine(int device, std::size_t buffer_bytes, int memory_device)
@@ -234,7 +235,8 @@ const void* CudaEngine::kernel_for(ChaseKernel kernel, int carveout_percent, std
         throw std::invalid_argument(std::to_string(dynamic_shared) + " B of dynamic shared memory exceed the " +
                                     std::to_string(optin) + " B a block may opt in to");
     const std::size_t limit = dynamic_shared == 0 ? 0 : optin;
-    const std::pair<bool, std::size_t> key{carveout_percent < 0, limit};
+    // With a carveout per launch, one instance serves every carveout (the key's 0).
+    const std::pair<int, std::size_t> key{carveout_percent < 0 ? -1 : kCarveoutPerLaunch ? 0 : carveout_percent, limit};
     for (std::size_t slot = 0; slot < slots.size(); ++slot)
         if (slots[slot] == key) return chase_kernel(kernel, static_cast<int>(slot));
     if (slots.size() + 1 == kChaseKernelInstances)  // the last instance answers the occupancy calculator
@@ -244,6 +246,9 @@ const void* CudaEngine::kernel_for(ChaseKernel kernel, int carveout_percent, std
     if (limit > 0)
         check(cudaFuncSetAttribute(instance, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    if (!kCarveoutPerLaunch && carveout_percent >= 0)
+        check(cudaFuncSetAttribute(instance, cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent),
+              "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
     slots.push_back(key);
     return instance;
 }
@@ -274,6 +279,7 @@ ChaseResult CudaEngine::run(ProgramArgs args, const ChaseRequest& request) {
     config.gridDim = dim3(1);
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = dynamic_shared;
+#if GPU_TOPOLOGY_CARVEOUT_PER_LAUNCH
     cudaLaunchAttribute carveout{};
     if (request.carveout_percent >= 0) {
         carveout.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
@@ -281,6 +287,7 @@ ChaseResult CudaEngine::run(ProgramArgs args, const ChaseRequest& request) {
         config.attrs = &carveout;
         config.numAttrs = 1;
     }
+#endif
     const void* kernel = kernel_for(request.kernel, request.carveout_percent, dynamic_shared);
     void* parameters[] = {&args};
     check(cudaLaunchKernelExC(&config, kernel, parameters), "cudaLaunchKernelExC(chase kernel)");

@@ -154,6 +154,8 @@ __device__ __forceinline__ void run_program(const ProgramArgs& args, unsigned* s
 // docs/l1-effective-capacity.md). Launches left to the driver's choice use
 // instances that never get the attribute; the dynamic shared-memory limit of
 // an instance is set once, before its first launch. One instance per slot.
+// A toolkit without the launch attribute (chase_program.hpp) gets a fresh
+// instance per carveout instead, its function attribute set before its first launch.
 template <int Slot>
 __global__ void probe_chase_kernel(ProgramArgs args) {
     extern __shared__ unsigned shared_ring[];
@@ -195,10 +197,9 @@ __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* 
     if (spins == 0) *sink = spins;
 }
 
-// The chase kernel's instances (see probe_chase_kernel): for each kernel, one
-// left to the driver's choice and one launched with a carveout, each with and
-// without dynamic shared memory (the engine's kernel_for), and the one the
-// occupancy calculator reads.
+// The chase kernel's instances (see probe_chase_kernel and kChaseKernelInstances):
+// the engine's kernel_for hands them out per launch configuration; the last one
+// is the one the occupancy calculator reads.
 using ProgramKernel = void (*)(ProgramArgs);
 template <int Slot>
 struct ProbeChase {
