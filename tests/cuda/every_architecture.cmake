@@ -7,7 +7,8 @@
 # speed: this checks what compiles, not what runs fast (the probe itself is
 # built optimised, for the GPU it measures), with CXX as nvcc's host compiler. With CXX, the engine's host sources too
 # (kernels/*.cpp, measure/cuda_node.cpp, cli/device_commands.cpp: the CUDA runtime's host API), checked for the host:
-# a test build without a GPU leaves the engine out of its build (GPU_TOPOLOGY_PROBE_CUDA=IF_GPU).
+# a test build without a GPU leaves the engine out of its build (GPU_TOPOLOGY_PROBE_CUDA=IF_GPU); the engine
+# once more as toolkits before CUDA 12.6 build it.
 #   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." [-DFAST_COMPILE=...]
 #         [-DCXX=... -DCXX_STANDARD_FLAG=... -DCUDA_INCLUDE="dir;..."] -P every_architecture.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -78,5 +79,16 @@ if(CXX)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "the CUDA engine's host sources do not compile:\n${out}${err}")
   endif()
-  message(STATUS "the engine's host sources compile (${CXX})")
+  # And the engine against headers as CUDA 12.4's: its runtime version, and no per-launch carveout
+  # attribute (its name left undeclared once the headers are in), as kernels/chase_program.hpp expects.
+  set(cuda_12_4 "${WORK_DIR}/as_cuda_12_4.hpp")
+  file(WRITE "${cuda_12_4}" "#include <cuda_runtime_api.h>\n#undef CUDART_VERSION\n#define CUDART_VERSION 12040\n"
+                            "#define cudaLaunchAttributePreferredSharedMemoryCarveout not_declared_before_cuda_12_6\n")
+  execute_process(COMMAND "${CXX}" ${CXX_STANDARD_FLAG} -fsyntax-only -DGPU_TOPOLOGY_WITH_CUDA=1 "-I${PROBE_DIR}"
+                          ${CUDA_INCLUDE} -include "${cuda_12_4}" "${PROBE_DIR}/kernels/cuda_engine.cpp"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the CUDA engine does not compile against headers as CUDA 12.4's (no per-launch carveout):\n${out}${err}")
+  endif()
+  message(STATUS "the engine's host sources compile (${CXX}), cuda_engine.cpp also against headers as CUDA 12.4's")
 endif()
