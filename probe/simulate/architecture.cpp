@@ -1,5 +1,7 @@
 #include "architecture.hpp"
 
+#include "model/node.hpp"
+#include "model/quantities.hpp"
 #include "util/format.hpp"
 #include "util/input_file.hpp"
 #include "util/json.hpp"
@@ -38,11 +40,19 @@ struct Range {
 // Bounds that hold for every GPU CUDA has supported and leave room for newer
 // ones; a value outside them is a mistake in the description, not a GPU.
 constexpr Range kCount{1, 1 << 20};
-constexpr Range kCycles{0, 20000, false};
-constexpr Range kPositiveCycles{1, 20000, false};
+// Latencies, their spreads and extra cycles: at most a quarter of what a profile may hold (20000),
+// so that a path's sum (a TLB miss on a DRAM access) with its spread and noise stays a profile's
+// value. The largest any source gives is under 1000 (a V100's DRAM, in clocks).
+constexpr Range kCycles{0, 5000, false};
+constexpr Range kPositiveCycles{1, 5000, false};
 constexpr Range kLineBytes{4, 4096, true, true};
 constexpr Range kWays{0, 1 << 16};
 constexpr Range kRate{1e6, 1e16, false};
+// A device fact a profile holds: the profile's own rule (model/quantities.hpp), so that what a
+// description says is what a profile may say.
+constexpr Range fact_range(model::Rule rule) { return {rule.min, rule.max, true, rule.power_of_two}; }
+// A link's rate and latency, measured with noise (0.5 % a repeat): the profile's range with a tenth to spare.
+constexpr Range kLinkRate{1.1 * model::kLinkQuantities[0].min, 0.9 * model::kLinkQuantities[0].max, false};
 constexpr Range kPerCycle{1, 4096, false};
 constexpr Range kShare{0, 1, false};
 
@@ -315,22 +325,26 @@ void read_device(Reader& r, const Json& d, Architecture& a) {
                   "texture_1d_linear_max_texels"});
     auto& f = a.facts;
     const auto whole = [&](std::string_view key, Range range) { return static_cast<std::int64_t>(r.number(d, p, key, range)); };
-    f.cc_major = static_cast<int>(whole("cc_major", {5, 15}));
+    f.cc_major = static_cast<int>(whole("cc_major", fact_range(model::kSupportedCcMajor)));
     f.cc_minor = static_cast<int>(whole("cc_minor", {0, 9}));
-    f.sm_count = static_cast<int>(whole("sm_count", {1, 1024}));
-    f.sm_clock_max_khz = whole("sm_clock_max_khz", {1e4, 1e7});
-    f.l2_bytes = whole("l2_bytes", {double(256 * KiB), double(1024 * MiB)});
+    f.sm_count = static_cast<int>(whole("sm_count", fact_range(model::kSmsPerDevice)));
+    f.sm_clock_max_khz = whole("sm_clock_max_khz", fact_range(model::kClockKhz));
+    // Up to 4 times the largest L2 made (a B200's 126 MB): the probe's buffer grows with the L2, and
+    // a ring must stay within what the texture path reaches (2^27 texels of 8 B and more).
+    f.l2_bytes = whole("l2_bytes", {double(256 * KiB), double(512 * MiB)});
     f.persisting_l2_max_bytes =
         static_cast<std::int64_t>(r.number(d, p, "persisting_l2_max_bytes", {0, double(1024 * MiB)}, 0.0));
-    f.shared_per_sm_bytes = whole("shared_per_sm_bytes", {double(16 * KiB), double(4 * MiB)});
-    f.shared_per_block_optin_bytes = whole("shared_per_block_optin_bytes", {double(16 * KiB), double(4 * MiB)});
-    f.reserved_shared_per_block_bytes = whole("reserved_shared_per_block_bytes", {0, double(64 * KiB)});
-    f.constant_bytes = whole("constant_bytes", {double(16 * KiB), double(1 * MiB)});
-    f.global_bytes = whole("global_bytes", {double(512 * MiB), double(16384ull * GiB)});
-    f.max_threads_per_sm = whole("max_threads_per_sm", {256, 8192});
-    f.max_blocks_per_sm = whole("max_blocks_per_sm", {1, 256});
-    f.registers_per_sm = whole("registers_per_sm", {1024, 1 << 22});
-    a.texture_max_texels = static_cast<std::uint64_t>(r.number(d, p, "texture_1d_linear_max_texels", {1024, 1ull << 40}, double(1u << 28)));
+    f.shared_per_sm_bytes = whole("shared_per_sm_bytes", fact_range(model::kSharedBytes));
+    f.shared_per_block_optin_bytes = whole("shared_per_block_optin_bytes", fact_range(model::kSharedBytes));
+    f.reserved_shared_per_block_bytes = whole("reserved_shared_per_block_bytes", fact_range(model::kReservedSharedBytes));
+    f.constant_bytes = whole("constant_bytes", fact_range(model::kConstantBytes));
+    f.global_bytes = whole("global_bytes", {double(512 * MiB), model::kDeviceMemoryBytes.max});
+    f.max_threads_per_sm = whole("max_threads_per_sm", fact_range(model::kThreadsPerSm));
+    f.max_blocks_per_sm = whole("max_blocks_per_sm", fact_range(model::kBlocksPerSm));
+    f.registers_per_sm = whole("registers_per_sm", fact_range(model::kRegistersPerSm));
+    // Every compute capability from 5.0 binds 2^27 texels of linear memory to a 1D texture or more.
+    a.texture_max_texels = static_cast<std::uint64_t>(
+        r.number(d, p, "texture_1d_linear_max_texels", {double(1u << 27), double(1ull << 40)}, double(1u << 28)));
     if (f.persisting_l2_max_bytes > f.l2_bytes) r.fail(p + ".persisting_l2_max_bytes", "larger than l2_bytes");
     if (f.shared_per_block_optin_bytes > f.shared_per_sm_bytes)
         r.fail(p + ".shared_per_block_optin_bytes", "larger than shared_per_sm_bytes");
@@ -476,7 +490,7 @@ void read_tlb(Reader& r, const Json& list, Architecture& a) {
         t.ways = static_cast<std::uint32_t>(r.number(level, here, "ways", {0, 1 << 16}));
         t.miss_cycles = r.number(level, here, "miss_penalty_cycles", kCycles);
         if (t.ways && t.entries % t.ways) r.fail(here + ".ways", "must divide the entries");
-        if (!a.tlb.empty() && t.entries * double(t.coverage_bytes) < a.tlb.back().entries * double(a.tlb.back().coverage_bytes))
+        if (!a.tlb.empty() && t.entries * double(t.coverage_bytes) <= a.tlb.back().entries * double(a.tlb.back().coverage_bytes))
             r.fail(here, "a later level reaches no further than the one before it");
         a.tlb.push_back(t);
     }
@@ -505,11 +519,12 @@ void read_links(Reader& r, const Json& o, Architecture& a) {
     l.devices = static_cast<std::uint32_t>(r.number(o, p, "devices", {2, 16}));
     l.transport = r.choice(o, p, "transport", {"nvlink", "pcie"});
     l.nvlinks = static_cast<std::uint32_t>(r.number(o, p, "nvlinks", {0, 64}, 0.0));
-    l.sm_read_bytes_per_s = r.number(o, p, "sm_read_bytes_per_s", kRate);
-    l.sm_write_bytes_per_s = r.number(o, p, "sm_write_bytes_per_s", kRate, l.sm_read_bytes_per_s);
-    l.copy_bytes_per_s = r.number(o, p, "copy_bytes_per_s", kRate, l.sm_read_bytes_per_s);
+    l.sm_read_bytes_per_s = r.number(o, p, "sm_read_bytes_per_s", kLinkRate);
+    l.sm_write_bytes_per_s = r.number(o, p, "sm_write_bytes_per_s", kLinkRate, l.sm_read_bytes_per_s);
+    l.copy_bytes_per_s = r.number(o, p, "copy_bytes_per_s", kLinkRate, l.sm_read_bytes_per_s);
     l.latency_described = o.find("latency_ns") != nullptr;
-    l.latency_ns = r.number(o, p, "latency_ns", {10, 1e6, false}, a.dram.latency.cycles / (a.sm_clock_khz * 1e3) * 1e9);
+    l.latency_ns = r.number(o, p, "latency_ns", {10, 0.9 * model::kLinkQuantities[4].max, false},
+                            a.dram.latency.cycles / (a.sm_clock_khz * 1e3) * 1e9);
     if ((l.transport == "nvlink") != (l.nvlinks > 0)) r.fail(p + ".nvlinks", "NVLink routes have links, PCIe routes none");
     a.links = l;
 }
@@ -520,7 +535,7 @@ void read_noise(Reader& r, const Json& o, Architecture& a) {
     auto& n = a.noise;
     n.jitter_cycles = r.number(o, p, "jitter_cycles", {0, 100, false}, n.jitter_cycles);
     n.outlier_rate = r.number(o, p, "outlier_rate", {0, 0.01, false}, n.outlier_rate);
-    n.outlier_cycles = r.number(o, p, "outlier_cycles", {0, 1e5, false}, n.outlier_cycles);
+    n.outlier_cycles = r.number(o, p, "outlier_cycles", kCycles, n.outlier_cycles);
     n.clock_drift = r.number(o, p, "clock_drift", {0, 0.1, false}, n.clock_drift);
     n.busy_sm_share = r.number(o, p, "busy_sm_share", {0.05, 0.95, false}, n.busy_sm_share);
     n.busy_episode_calls = r.number(o, p, "busy_episode_calls", {10, 1e6, false}, n.busy_episode_calls);
@@ -535,6 +550,10 @@ void read_allowances(Reader& r, const Json& o, Architecture& a) {
             continue;
         }
         r.only(entry, here, {"relative", "at_least"});
+        const bool known = std::any_of(model::kQuantities.begin(), model::kQuantities.end(),
+                                       [&](const model::Quantity& q) { return q.name == name; });
+        if (!known) r.fail(here, "no quantity of a profile has this name (docs/quantities.md)");
+        if (!entry.find("relative") && !entry.find("at_least")) r.fail(here, "allows nothing: give relative or at_least");
         Architecture::Allowance w;
         w.relative = r.number(entry, here, "relative", {0, 10, false}, 0.0);
         w.at_least = r.number(entry, here, "at_least", {0, 1e12, false}, 0.0);
@@ -553,6 +572,25 @@ void check_physics(Reader& r, const Architecture& a) {
                                                                std::to_string(a.facts.shared_per_sm_bytes) + ")");
     if (!sizes.empty() && sizes.back() + u.unusable_bytes + 8 * KiB > u.bytes)
         r.fail("unified_l1.bytes", "leaves less than 8 KiB of L1 beside the largest shared-memory split");
+    // A split the driver picks is one the SM supports.
+    const std::string split = "unified_l1.split";
+    const auto supported = [&](std::uint64_t bytes) {
+        return sizes.empty() ? bytes <= std::uint64_t(a.facts.shared_per_sm_bytes)
+                             : std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
+    };
+    const std::pair<const KindRule*, const char*> kinds[] = {{&u.split.none, "none"}, {&u.split.fixed, "static"},
+                                                             {&u.split.dynamic, "dynamic"}};
+    for (const auto& [rule, name] : kinds)
+        for (const auto& [steps, key] : {std::pair{&rule->least_by_threads, "least_by_threads"},
+                                          std::pair{&rule->default_by_threads, "default_by_threads"}})
+            for (std::size_t i = 0; i < steps->size(); ++i)
+                if (!supported((*steps)[i].bytes))
+                    r.fail(split + "." + name + "." + key + "[" + std::to_string(i) + "][1]",
+                           "not a split the SM supports (" + std::to_string((*steps)[i].bytes) + " B)");
+    for (std::size_t i = 0; i < u.split.exceptions.size(); ++i)
+        if (!supported(u.split.exceptions[i].shared_bytes))
+            r.fail(split + ".exceptions[" + std::to_string(i) + "].shared_bytes",
+                   "not a split the SM supports (" + std::to_string(u.split.exceptions[i].shared_bytes) + " B)");
     if (u.geometry.fill_bytes > u.geometry.line_bytes) return;  // reported with the geometry
     if (a.sm_clock_khz > double(a.facts.sm_clock_max_khz)) r.fail("sm_clock_khz", "above device.sm_clock_max_khz");
     if (a.constant.l1.bytes >= a.constant.l15.bytes) r.fail("constant.l1.bytes", "must be smaller than the L1.5");
@@ -560,6 +598,24 @@ void check_physics(Reader& r, const Architecture& a) {
     if (a.constant.l1.bytes > std::uint64_t(a.facts.constant_bytes) / 2)
         r.fail("constant.l1.bytes", "the probe sizes the constant L1 with rings of at most half the constant memory");
     if (a.l2.geometry.line_bytes > a.l2.near_bytes / 64) r.fail("l2.line_bytes", "too large for the L2");
+    // Random replacement is played load by load in every set a ring overfills, which takes time and
+    // memory that grow with the ways: at most 1024 ways a set (a 512 MiB L2 of 1024 ways: 16 s and
+    // 0.4 GB on the CPU machine), but a cache of at most 32768 lines (an L1) may be one set.
+    constexpr std::uint64_t kMostRandomWays = 1024, kMostRandomLinesInOneSet = 32768;
+    const auto random_ways = [&](const CacheGeometry& g, std::uint64_t bytes, const std::string& at) {
+        if (g.replacement != Replacement::random) return;
+        const std::uint64_t lines = std::max<std::uint64_t>(1, bytes / std::max<std::uint32_t>(1, g.line_bytes));
+        const std::uint64_t ways = g.ways ? g.ways : g.sets ? (lines + g.sets - 1) / g.sets : lines;
+        if (ways > kMostRandomWays && lines > kMostRandomLinesInOneSet)
+            r.fail(at + ".replacement", "random replacement with " + std::to_string(ways) + " ways a set in " +
+                                            std::to_string(lines) + " lines (at most " + std::to_string(kMostRandomWays) +
+                                            " ways, or " + std::to_string(kMostRandomLinesInOneSet) +
+                                            " lines in all): describe fewer ways, or lru");
+    };
+    random_ways(u.geometry, u.bytes, "unified_l1");
+    random_ways(a.constant.l1, a.constant.l1.bytes, "constant.l1");
+    random_ways(a.constant.l15, a.constant.l15.bytes, "constant.l15");
+    random_ways(a.l2.geometry, std::uint64_t(a.facts.l2_bytes), "l2");
     if (u.l1.hit_cycles >= a.l2.near.cycles) r.fail("unified_l1.hit_latency_cycles", "must be below the L2 latency");
     const double slowest_l2 = a.l2.far ? a.l2.far->cycles : a.l2.near.cycles;
     if (a.dram.latency.cycles <= slowest_l2) r.fail("dram.latency_cycles", "must exceed the L2 latencies");
@@ -629,6 +685,16 @@ Architecture parse_architecture(std::string_view text, const std::string& file) 
     if (const Json* w = r.object(root, "", "allowances", false)) read_allowances(r, *w, a);
     if (const Json* notes = root.find("notes"); notes && (!notes->is_array() || notes->as_array().size() > kMaxListEntries))
         r.fail("notes", "expected a list of at most " + std::to_string(kMaxListEntries) + " texts", notes);
+    else if (notes)
+        for (std::size_t i = 0; i < notes->as_array().size(); ++i) {
+            const Json& note = notes->as_array()[i];
+            const bool text = note.is_string() && note.as_string().size() <= kMaxText &&
+                              std::none_of(note.as_string().begin(), note.as_string().end(),
+                                           [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+            if (!text)
+                r.fail("notes[" + std::to_string(i) + "]",
+                       "expected a text of at most " + std::to_string(kMaxText) + " characters on one line", &note);
+        }
     if (!a.constant.described) {
         a.constant.l1_hit = {a.unified.l1.hit_cycles, 0};
         a.constant.l15_hit = {(a.unified.l1.hit_cycles + a.l2.near.cycles) / 2, 0};

@@ -227,12 +227,14 @@ double SimulatedEngine::noise_cycles() {
     return extra;
 }
 
-ChaseResult SimulatedEngine::result_of(const std::vector<double>& cycles, std::uint64_t timed_steps) {
+ChaseResult SimulatedEngine::result_of(const std::vector<double>& cycles, std::uint64_t timed_steps, bool loads) {
     ChaseResult result;
     result.cycles.reserve(cycles.size());
     double sum = 0;
+    // No load returns before it was issued: a timed load takes a cycle beyond the timer's own, at least.
+    const double least = std::round(arch_.timer_overhead_cycles) + (loads ? 1 : 0);
     for (const double c : cycles) {
-        const double rounded = std::max(0.0, std::round(c));
+        const double rounded = std::max(least, std::round(c));
         result.cycles.push_back(static_cast<std::uint32_t>(std::min(rounded, 4e9)));
         sum += rounded;
     }
@@ -309,7 +311,7 @@ ChaseResult SimulatedEngine::chase(const ChaseRequest& request) {
 
     if (request.path == LoadPath::none) {
         for (std::uint32_t i = 0; i < wanted; ++i) cycles.push_back(overhead + noise_cycles() * 0.25);
-        return result_of(cycles, request.timed_steps);
+        return result_of(cycles, request.timed_steps, false);
     }
     if (request.path == LoadPath::shared) {
         if (request.kernel == ChaseKernel::plain)

@@ -110,7 +110,8 @@ private:
                       double tlb_cycles);
     double jitter(double spread_cycles);
     double noise_cycles();
-    kernels::ChaseResult result_of(const std::vector<double>& cycles, std::uint64_t timed_steps);
+    // `loads`: the samples time loads (not the timer alone), so none is under the timer's cycles + 1.
+    kernels::ChaseResult result_of(const std::vector<double>& cycles, std::uint64_t timed_steps, bool loads = true);
     std::uint64_t l1_capacity(const kernels::ChaseRequest& request, std::uint32_t threads) const;
 
     Architecture arch_;

@@ -21,9 +21,8 @@ std::string h100_text() {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The H100 description with `from` replaced by `to` (which must occur once).
-std::string edited(const std::string& from, const std::string& to) {
-    auto text = h100_text();
+// `text` (by default the H100 description) with `from` replaced by `to` (which must occur once).
+std::string edited(const std::string& from, const std::string& to, std::string text = h100_text()) {
     const auto at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from << " occurs more than once";
@@ -92,6 +91,51 @@ TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
                  {"unified_l1.sets", "power of two", "6"});
     // Clusters belong to compute capability 9.0 and newer.
     expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
+}
+
+// What a description says of the device is what a profile may hold (model/quantities.hpp): a value
+// beyond it is refused here, naming the field, not by the profile's check after the whole probe.
+TEST(SimulateDescription, DeviceFactsAreWhatAProfileMayHold) {
+    expect_error(edited(R"("max_threads_per_sm": {"value": 2048,)", R"("max_threads_per_sm": {"value": 8192,)"),
+                 {"device.max_threads_per_sm", "8192", "[512, 4096]"});
+    expect_error(edited(R"("constant_bytes": {"value": 65536,)", R"("constant_bytes": {"value": 16384,)"),
+                 {"device.constant_bytes", "16384"});
+    expect_error(edited(R"("l2_bytes": {"value": 52428800,)", R"("l2_bytes": {"value": 1073741824,)"),
+                 {"device.l2_bytes", "1073741824"});
+    expect_error(edited(R"("texture_1d_linear_max_texels": {"value": 268435456,)", R"("texture_1d_linear_max_texels": {"value": 1024,)"),
+                 {"device.texture_1d_linear_max_texels", "1024"});
+}
+
+// Fields the probe's run would otherwise read wrongly or slowly, refused by name.
+TEST(SimulateDescription, WhatTheSimulatorCannotPlayIsRefused) {
+    // A split no SM supports, in a cited exception.
+    expect_error(edited(R"("shared_bytes": {"value": 135168,)", R"("shared_bytes": {"value": 300000,)"),
+                 {"unified_l1.split.exceptions", "shared_bytes", "not a split the SM supports"});
+    // A second TLB level that reaches no further than the first.
+    auto text = h100_text();
+    const auto level = text.find(R"(    {
+      "entries": {"value": 15,)");
+    ASSERT_NE(level, std::string::npos);
+    const auto end = text.find("\n    }", level) + 6;
+    text.insert(end, ",\n" + text.substr(level, end - level));
+    expect_error(text, {"tlb[1]", "reaches no further"});
+    // Random replacement in a fully associative L2: every load played one by one.
+    expect_error(edited(R"("ways": {"value": 40,)", R"("ways": {"value": 0,)",
+                        edited(R"x("replacement": {"value": "lru", "cite": "accel-sim: dl2 replacement L (LRU)"})x",
+                               R"x("replacement": {"value": "random", "cite": "accel-sim: dl2 replacement L (LRU)"})x")),
+                 {"l2.replacement", "random replacement", "ways a set"});
+    // Allowances name quantities of a profile and allow something; notes are texts.
+    expect_error(edited(R"("TEXTURE_LATENCY_CYCLES": {"at_least")", R"("TEXTURE_LATENCY_CYCLEZ": {"at_least")"),
+                 {"allowances.TEXTURE_LATENCY_CYCLEZ", "no quantity"});
+    expect_error(edited(R"(  "notes": [
+)", R"(  "notes": [
+    null,
+)"),
+                 {"notes[0]", "expected a text"});
+    // Outliers beyond what a profile's latencies may hold.
+    expect_error(edited(R"("cluster": {)", R"("noise": {"outlier_cycles": {"value": 100000, "cite": "mt4g: x"}},
+  "cluster": {)"),
+                 {"noise.outlier_cycles", "100000"});
 }
 
 TEST(SimulateDescription, MalformedFilesAreRefusedWithTheirPlace) {

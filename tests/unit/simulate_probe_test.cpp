@@ -59,6 +59,17 @@ TEST(SimulateProbe, EveryDescriptionIsRecovered) {
            "docs/simulated-results.md";
 }
 
+// Noise at the top of what a description may state: jitter that pulls a sample below the timer's own
+// cycles is no negative latency, and outliers stay within what a profile's latencies may hold.
+TEST(SimulateProbe, NoiseAtItsBoundsGivesAValidProfile) {
+    auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
+    arch.noise.jitter_cycles = 100;
+    arch.noise.outlier_rate = 0.01;
+    arch.noise.outlier_cycles = 5000;
+    const auto profile = simulated(arch);
+    EXPECT_EQ(profile::validate(profile), std::vector<std::string>{});
+}
+
 // A simulated device is never a real one: it says so, and no identity check takes it for one.
 TEST(SimulateProbe, TheProfileSaysItIsSimulated) {
     const auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
