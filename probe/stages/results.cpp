@@ -36,7 +36,16 @@ Result line_result(const std::optional<analysis::LineEstimate>& line, const std:
 
 Result granularity_result(const std::optional<analysis::Granularity>& granularity, const std::string& method) {
     if (!granularity) return model::unmeasured("first-touch pattern had no slow/fast structure");
-    return Estimate{.value = double(granularity->bytes), .method = method, .confidence = granularity->confidence};
+    Estimate estimate{.value = double(granularity->bytes), .method = method, .confidence = granularity->confidence};
+    // On a quiet GPU nearly every gap between first-touch misses is the granularity (0.95 or more on
+    // the H100 and H200); where noise lifts hits over the threshold, the most common gap is between
+    // false misses, and it is not vouched for.
+    constexpr double kRegularGaps = 0.75;
+    if (granularity->confidence < kRegularGaps)
+        estimate.doubt = "misses " + std::to_string(granularity->bytes) + " B apart in only " +
+                         std::to_string(int(std::lround(granularity->confidence * 100))) +
+                         " % of the gaps between them: noise blurs hits and misses";
+    return estimate;
 }
 
 double concentration(std::span<const double> samples, double center, double fraction) {

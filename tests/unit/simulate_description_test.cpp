@@ -132,6 +132,13 @@ TEST(SimulateDescription, WhatTheSimulatorCannotPlayIsRefused) {
     null,
 )"),
                  {"notes[0]", "expected a text"});
+    // Shapes of L1 the probe is not checked on, and noise beyond what its statistics are checked with.
+    expect_error(edited(R"("sets": {"value": 4, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"})",
+                        R"("sets": {"value": 64, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"})"),
+                 {"unified_l1.sets", "at most 16, got 64"});
+    expect_error(edited(R"("cluster": {)", R"("noise": {"jitter_cycles": {"value": 20, "cite": "mt4g: x"}},
+  "cluster": {)"),
+                 {"noise.jitter_cycles", "20"});
     // Outliers beyond what a profile's latencies may hold.
     expect_error(edited(R"("cluster": {)", R"("noise": {"outlier_cycles": {"value": 100000, "cite": "mt4g: x"}},
   "cluster": {)"),

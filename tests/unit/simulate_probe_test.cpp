@@ -60,14 +60,20 @@ TEST(SimulateProbe, EveryDescriptionIsRecovered) {
 }
 
 // Noise at the top of what a description may state: jitter that pulls a sample below the timer's own
-// cycles is no negative latency, and outliers stay within what a profile's latencies may hold.
+// cycles is no negative latency, outliers stay within what a profile's latencies may hold, and
+// nothing wrong is vouched for (a fetch granularity the noise blurs is doubted).
 TEST(SimulateProbe, NoiseAtItsBoundsGivesAValidProfile) {
-    auto arch = simulate::load_architecture(architectures() / "nvidia-h100.json");
-    arch.noise.jitter_cycles = 100;
-    arch.noise.outlier_rate = 0.01;
-    arch.noise.outlier_cycles = 5000;
-    const auto profile = simulated(arch);
-    EXPECT_EQ(profile::validate(profile), std::vector<std::string>{});
+    for (const char* name : {"nvidia-h100.json", "nvidia-t4.json"}) {
+        SCOPED_TRACE(name);
+        auto arch = simulate::load_architecture(architectures() / name);
+        arch.noise.jitter_cycles = 10;
+        arch.noise.outlier_rate = 0.003;
+        arch.noise.outlier_cycles = 5000;
+        const auto profile = simulated(arch, {.seed = 2});  // a seed whose T4 constant sectors the noise blurs
+        EXPECT_EQ(profile::validate(profile), std::vector<std::string>{});
+        const auto judged = simulate::judge(arch, profile);
+        EXPECT_FALSE(simulate::any_wrong(judged)) << simulate::wrong_lines(judged);
+    }
 }
 
 // A simulated device is never a real one: it says so, and no identity check takes it for one.
