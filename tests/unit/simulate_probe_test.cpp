@@ -60,8 +60,8 @@ TEST(SimulateProbe, EveryDescriptionIsRecovered) {
 }
 
 // Noise at the top of what a description may state: jitter that pulls a sample below the timer's own
-// cycles is no negative latency, outliers stay within what a profile's latencies may hold, and
-// nothing wrong is vouched for (a fetch granularity the noise blurs is doubted).
+// cycles is no negative latency (it failed the profile's check at 100 cycles), outliers stay within
+// what a profile's latencies may hold, and nothing wrong is vouched for.
 TEST(SimulateProbe, NoiseAtItsBoundsGivesAValidProfile) {
     for (const char* name : {"nvidia-h100.json", "nvidia-t4.json"}) {
         SCOPED_TRACE(name);
@@ -69,11 +69,25 @@ TEST(SimulateProbe, NoiseAtItsBoundsGivesAValidProfile) {
         arch.noise.jitter_cycles = 10;
         arch.noise.outlier_rate = 0.003;
         arch.noise.outlier_cycles = 5000;
-        const auto profile = simulated(arch, {.seed = 2});  // a seed whose T4 constant sectors the noise blurs
+        const auto profile = simulated(arch, {.seed = 2});
         EXPECT_EQ(profile::validate(profile), std::vector<std::string>{});
         const auto judged = simulate::judge(arch, profile);
         EXPECT_FALSE(simulate::any_wrong(judged)) << simulate::wrong_lines(judged);
     }
+}
+
+// A texture path that reaches less than the probe's buffer (2^27 texels of 8 B, 1 GiB, against the
+// 1.5 GiB buffer of a GPU of 6 GiB or more): its first touches stay within reach, and the full probe
+// runs (it stopped with "texture ring ... exceeds the 1073741824 B this path can hold").
+TEST(SimulateProbe, ATexturePathShorterThanTheBufferIsMeasuredWithinIt) {
+    auto arch = simulate::load_architecture(architectures() / "nvidia-t4.json");
+    arch.texture_max_texels = std::uint64_t(1) << 27;
+    const auto profile = simulated(arch);
+    EXPECT_EQ(profile::validate(profile), std::vector<std::string>{});
+    const auto judged = simulate::judge(arch, profile);
+    EXPECT_FALSE(simulate::any_wrong(judged)) << simulate::wrong_lines(judged);
+    const auto sector = profile::read_quantity(profile, model::kQuantities[model::id("TEXTURE_SECTOR_BYTES")]);
+    EXPECT_TRUE(sector.value.has_value()) << "the texture path's first touches were not measured";
 }
 
 // A simulated device is never a real one: it says so, and no identity check takes it for one.
