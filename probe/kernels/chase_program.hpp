@@ -67,14 +67,19 @@ struct ProgramArgs {
 inline constexpr bool kCarveoutPerLaunch = GPU_TOPOLOGY_CARVEOUT_PER_LAUNCH == 1;
 // Instances of each chase kernel (ChaseKernel::probe, ::plain): the driver
 // keeps a function's attributes, so each launch configuration gets its own
-// instance (pchase.cu says why): with a carveout per launch, one for the driver's
-// choice and one for every carveout, each with and without dynamic shared memory;
-// else one per carveout (the probe's kernel is measured at 11, the plain one at 8, with
-// and without dynamic shared memory: 15). The last one is never launched: the
-// occupancy calculator reads its attributes, which change per question.
+// instance (pchase.cu says why), one per (carveout, dynamic shared-memory limit):
+// with a carveout per launch, "the driver's" and "any", with and without dynamic
+// shared memory (4); else one per carveout and limit: the probe's kernel at 11
+// carveouts and once with shared rings (12), the plain one at 8 carveouts with and 7
+// without dynamic shared memory (15; stage_l1.cpp's table). The last one is never
+// launched: the occupancy calculator reads its attributes, which change per question.
+// 24 instances take pchase.cu's compile from 7 to 12 s of the probe's build on an H100 machine.
 inline constexpr int kChaseKernelInstances = kCarveoutPerLaunch ? 5 : 24;
 // Instance `slot` of `kernel`, for cudaLaunchKernelExC and cudaFuncSetAttribute.
 const void* chase_kernel(ChaseKernel kernel, int slot);
+// The instances pchase.cu was compiled with: the engine checks them against its own count, so
+// GPU_TOPOLOGY_CARVEOUT_PER_INSTANCE given to one compiler only fails at once, not at slot 5.
+int chase_kernel_instances();
 
 // The engine's __constant__ array, where constant rings live (64 KiB: one module's limit).
 inline constexpr std::size_t kConstantRingBytes = 65536;

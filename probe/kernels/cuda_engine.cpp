@@ -127,6 +127,10 @@ private:
 
 CudaEngine::CudaEngine(int device, std::size_t buffer_bytes, int memory_device)
     : device_(select(device)), buffer_(ring_buffer(device, memory_device, buffer_bytes)), stats_(4) {
+    if (chase_kernel_instances() != kChaseKernelInstances)
+        throw std::logic_error("the chase kernels were compiled with " + std::to_string(chase_kernel_instances()) +
+                               " instances and the engine with " + std::to_string(kChaseKernelInstances) +
+                               ": GPU_TOPOLOGY_CARVEOUT_PER_INSTANCE must reach nvcc and the C++ compiler alike");
     check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_),
           "cudaDeviceGetAttribute(MultiProcessorCount)");
     int optin = 0;

@@ -223,6 +223,8 @@ const void* chase_kernel(ChaseKernel kernel, int slot) {
     return reinterpret_cast<const void*>(family.at(static_cast<std::size_t>(slot)));
 }
 
+int chase_kernel_instances() { return kChaseKernelInstances; }
+
 const void* constant_ring_symbol() { return reinterpret_cast<const void*>(&constant_ring); }
 
 unsigned long long constant_ring_base(unsigned long long* scratch) {

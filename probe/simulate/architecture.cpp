@@ -2,6 +2,7 @@
 
 #include "model/node.hpp"
 #include "model/quantities.hpp"
+#include "stages/stages.hpp"
 #include "util/format.hpp"
 #include "util/input_file.hpp"
 #include "util/json.hpp"
@@ -52,7 +53,9 @@ constexpr Range kRate{1e6, 1e16, false};
 // description says is what a profile may say.
 constexpr Range fact_range(model::Rule rule) { return {rule.min, rule.max, true, rule.power_of_two}; }
 // A link's rate and latency, measured with noise (0.5 % a repeat): the profile's range with a tenth to spare.
-constexpr Range kLinkRate{1.1 * model::kLinkQuantities[0].min, 0.9 * model::kLinkQuantities[0].max, false};
+constexpr const model::LinkQuantity& kSmReadRate = model::kLinkQuantities[model::link_quantity_index("sm_read_bytes_per_s")];
+constexpr const model::LinkQuantity& kLinkLatencyNs = model::kLinkQuantities[model::link_quantity_index("load_latency_ns")];
+constexpr Range kLinkRate{1.1 * kSmReadRate.min, 0.9 * kSmReadRate.max, false};
 constexpr Range kPerCycle{1, 4096, false};
 constexpr Range kShare{0, 1, false};
 
@@ -360,14 +363,6 @@ void read_unified(Reader& r, const Json& u, Architecture& a) {
     l.bytes = static_cast<std::uint64_t>(r.number(u, p, "bytes", {double(8 * KiB), double(16 * MiB)}));
     l.unusable_bytes = static_cast<std::uint64_t>(r.number(u, p, "unusable_bytes", {0, double(1 * MiB)}, 0.0));
     l.geometry = geometry(r, u, p);
-    // The shapes the property test checks the probe on: outside them a split's L1 part need not be
-    // whole ways of whole sets (64 sets of 128 B lines hold 16 KiB where 21 KiB are described), and
-    // the probe reads what the cache can hold, not the description.
-    const auto& g = l.geometry;
-    if (u.find("sets") && g.sets > 16) r.fail(p + ".sets", "at most 16, got " + std::to_string(g.sets));
-    if (u.find("ways") && g.ways != 0 && (g.ways < 4 || g.ways > 64))
-        r.fail(p + ".ways", "0 (fully associative) or 4 to 64, got " + std::to_string(g.ways));
-    if (g.line_bytes < 64 || g.line_bytes > 256) r.fail(p + ".line_bytes", "64 to 256 B, got " + std::to_string(g.line_bytes));
     l.l1.hit_cycles = r.number(u, p, "hit_latency_cycles", kPositiveCycles);
     l.l1.miss_extra_cycles = r.number(u, p, "l1_miss_extra_cycles", kCycles, 0.0);
     l.l1.line_bytes = l.geometry.line_bytes;
@@ -531,7 +526,7 @@ void read_links(Reader& r, const Json& o, Architecture& a) {
     l.sm_write_bytes_per_s = r.number(o, p, "sm_write_bytes_per_s", kLinkRate, l.sm_read_bytes_per_s);
     l.copy_bytes_per_s = r.number(o, p, "copy_bytes_per_s", kLinkRate, l.sm_read_bytes_per_s);
     l.latency_described = o.find("latency_ns") != nullptr;
-    l.latency_ns = r.number(o, p, "latency_ns", {10, 0.9 * model::kLinkQuantities[4].max, false},
+    l.latency_ns = r.number(o, p, "latency_ns", {10, 0.9 * kLinkLatencyNs.max, false},
                             a.dram.latency.cycles / (a.sm_clock_khz * 1e3) * 1e9);
     if ((l.transport == "nvlink") != (l.nvlinks > 0)) r.fail(p + ".nvlinks", "NVLink routes have links, PCIe routes none");
     a.links = l;
@@ -590,15 +585,16 @@ void check_physics(Reader& r, const Architecture& a) {
         return sizes.empty() ? bytes <= std::uint64_t(a.facts.shared_per_sm_bytes)
                              : std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
     };
+    // A rule's step is rounded up to a supported split (split.cpp); it asks for no more than the SM has.
     const std::pair<const KindRule*, const char*> kinds[] = {{&u.split.none, "none"}, {&u.split.fixed, "static"},
                                                              {&u.split.dynamic, "dynamic"}};
     for (const auto& [rule, name] : kinds)
         for (const auto& [steps, key] : {std::pair{&rule->least_by_threads, "least_by_threads"},
                                           std::pair{&rule->default_by_threads, "default_by_threads"}})
             for (std::size_t i = 0; i < steps->size(); ++i)
-                if (!supported((*steps)[i].bytes))
+                if ((*steps)[i].bytes > std::uint64_t(a.facts.shared_per_sm_bytes))
                     r.fail(split + "." + name + "." + key + "[" + std::to_string(i) + "][1]",
-                           "not a split the SM supports (" + std::to_string((*steps)[i].bytes) + " B)");
+                           "more than device.shared_per_sm_bytes (" + std::to_string((*steps)[i].bytes) + " B)");
     for (std::size_t i = 0; i < u.split.exceptions.size(); ++i)
         if (!supported(u.split.exceptions[i].shared_bytes))
             r.fail(split + ".exceptions[" + std::to_string(i) + "].shared_bytes",
@@ -628,6 +624,25 @@ void check_physics(Reader& r, const Architecture& a) {
     random_ways(a.constant.l1, a.constant.l1.bytes, "constant.l1");
     random_ways(a.constant.l15, a.constant.l15.bytes, "constant.l15");
     random_ways(a.l2.geometry, std::uint64_t(a.facts.l2_bytes), "l2");
+    // The shapes the property test checks the probe on: outside them a split's L1 part need not be
+    // whole ways of whole sets (64 sets of 128 B lines hold 16 KiB where 21 KiB are described), lines
+    // of 8 B or 4 KiB are counted wrongly, and the probe reads what the cache holds, not the description.
+    const auto& g = u.geometry;
+    if (g.sets > 16) r.fail("unified_l1.sets", "at most 16, got " + std::to_string(g.sets));
+    if (g.ways != 0 && (g.ways < 4 || g.ways > 64))
+        r.fail("unified_l1.ways", "0 (fully associative) or 4 to 64, got " + std::to_string(g.ways));
+    const auto line_within = [&](const CacheGeometry& c, std::uint32_t least, std::uint32_t most, const std::string& at) {
+        if (c.line_bytes < least || c.line_bytes > most)
+            r.fail(at, std::to_string(least) + " to " + std::to_string(most) + " B, got " + std::to_string(c.line_bytes));
+    };
+    line_within(g, 64, 256, "unified_l1.line_bytes");
+    line_within(a.constant.l1, 32, 128, "constant.l1.line_bytes");
+    line_within(a.constant.l15, 64, 512, "constant.l15.line_bytes");
+    // The probe's buffer (stages::BufferLayout) lies in device memory.
+    const stages::BufferLayout layout(std::uint64_t(a.facts.l2_bytes), std::uint64_t(a.facts.global_bytes));
+    if (layout.buffer_bytes > std::uint64_t(a.facts.global_bytes))
+        r.fail("device.global_bytes", "smaller than the probe's buffer for this L2 (" +
+                                          std::to_string(layout.buffer_bytes) + " B)");
     if (u.l1.hit_cycles >= a.l2.near.cycles) r.fail("unified_l1.hit_latency_cycles", "must be below the L2 latency");
     const double slowest_l2 = a.l2.far ? a.l2.far->cycles : a.l2.near.cycles;
     if (a.dram.latency.cycles <= slowest_l2) r.fail("dram.latency_cycles", "must exceed the L2 latencies");
@@ -700,12 +715,11 @@ Architecture parse_architecture(std::string_view text, const std::string& file) 
     else if (notes)
         for (std::size_t i = 0; i < notes->as_array().size(); ++i) {
             const Json& note = notes->as_array()[i];
-            const bool text = note.is_string() && note.as_string().size() <= kMaxText &&
-                              std::none_of(note.as_string().begin(), note.as_string().end(),
-                                           [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+            const bool text = note.is_string() && !note.as_string().empty() && note.as_string().size() <= kMaxText &&
+                              util::is_safe_text(note.as_string());
             if (!text)
                 r.fail("notes[" + std::to_string(i) + "]",
-                       "expected a text of at most " + std::to_string(kMaxText) + " characters on one line", &note);
+                       "expected text of 1 to " + std::to_string(kMaxText) + " bytes without control characters", &note);
         }
     if (!a.constant.described) {
         a.constant.l1_hit = {a.unified.l1.hit_cycles, 0};

@@ -79,8 +79,8 @@ if(CXX)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "the CUDA engine's host sources do not compile:\n${out}${err}")
   endif()
-  # And the engine against headers as CUDA 12.4's: its runtime version, and no per-launch carveout
-  # attribute (its name left undeclared once the headers are in), as kernels/chase_program.hpp expects.
+  # And the engine as headers before CUDA 12.6 have it: this toolkit's, with 12.4's runtime version and the
+  # per-launch carveout attribute's name made undeclared once they are in (kernels/chase_program.hpp).
   set(cuda_12_4 "${WORK_DIR}/as_cuda_12_4.hpp")
   file(WRITE "${cuda_12_4}" "#include <cuda_runtime_api.h>\n#undef CUDART_VERSION\n#define CUDART_VERSION 12040\n"
                             "#define cudaLaunchAttributePreferredSharedMemoryCarveout not_declared_before_cuda_12_6\n")
@@ -88,7 +88,7 @@ if(CXX)
                           ${CUDA_INCLUDE} -include "${cuda_12_4}" "${PROBE_DIR}/kernels/cuda_engine.cpp"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "the CUDA engine does not compile against headers as CUDA 12.4's (no per-launch carveout):\n${out}${err}")
+    message(FATAL_ERROR "the CUDA engine does not compile as headers before CUDA 12.6 have it (no per-launch carveout):\n${out}${err}")
   endif()
-  message(STATUS "the engine's host sources compile (${CXX}), cuda_engine.cpp also against headers as CUDA 12.4's")
+  message(STATUS "the engine's host sources compile (${CXX}), cuda_engine.cpp also as headers before CUDA 12.6 have it")
 endif()

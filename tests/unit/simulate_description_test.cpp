@@ -131,7 +131,14 @@ TEST(SimulateDescription, WhatTheSimulatorCannotPlayIsRefused) {
 )", R"(  "notes": [
     null,
 )"),
-                 {"notes[0]", "expected a text"});
+                 {"notes[0]", "expected text"});
+    // A constant line the probe is not checked on; device memory that cannot hold the probe's buffer.
+    expect_error(edited(R"("line_bytes": {"value": 64, "cite": "mt4g: memory.constant.l1.lineSize"})",
+                        R"("line_bytes": {"value": 8, "cite": "mt4g: memory.constant.l1.lineSize"})"),
+                 {"constant.l1.line_bytes", "32 to 128 B, got 8"});
+    expect_error(edited(R"("global_bytes": {"value": 85176483840,)", R"("global_bytes": {"value": 536870912,)",
+                        edited(R"("l2_bytes": {"value": 52428800,)", R"("l2_bytes": {"value": 268435456,)")),
+                 {"device.global_bytes", "smaller than the probe's buffer"});
     // Shapes of L1 the probe is not checked on, and noise beyond what its statistics are checked with.
     expect_error(edited(R"("sets": {"value": 4, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"})",
                         R"("sets": {"value": 64, "cite": "accel-sim: dl1 S:4:128:64, four sets whose ways grow with the L1 part of the split"})"),
