@@ -333,7 +333,7 @@ void read_device(Reader& r, const Json& d, Architecture& a) {
     f.sm_count = static_cast<int>(whole("sm_count", fact_range(model::kSmsPerDevice)));
     f.sm_clock_max_khz = whole("sm_clock_max_khz", fact_range(model::kClockKhz));
     // Up to 4 times the largest L2 made (a B200's 126 MB): the probe's buffer grows with the L2, and
-    // a ring must stay within what the texture path reaches (2^27 texels of 8 B and more).
+    // the simulated caches count a ring's lines block by block (1 GiB: "a ring of too many lines").
     f.l2_bytes = whole("l2_bytes", {double(256 * KiB), double(512 * MiB)});
     f.persisting_l2_max_bytes =
         static_cast<std::int64_t>(r.number(d, p, "persisting_l2_max_bytes", {0, double(1024 * MiB)}, 0.0));
@@ -345,7 +345,8 @@ void read_device(Reader& r, const Json& d, Architecture& a) {
     f.max_threads_per_sm = whole("max_threads_per_sm", fact_range(model::kThreadsPerSm));
     f.max_blocks_per_sm = whole("max_blocks_per_sm", fact_range(model::kBlocksPerSm));
     f.registers_per_sm = whole("registers_per_sm", fact_range(model::kRegistersPerSm));
-    // Every compute capability from 5.0 binds 2^27 texels of linear memory to a 1D texture or more.
+    // The Programming Guide's table gives 2^27 or 2^28 texels from compute capability 5.0 on; the probe
+    // keeps its texture rings within the reach (stage_family.cpp).
     a.texture_max_texels = static_cast<std::uint64_t>(
         r.number(d, p, "texture_1d_linear_max_texels", {double(1u << 27), double(1ull << 40)}, double(1u << 28)));
     if (f.persisting_l2_max_bytes > f.l2_bytes) r.fail(p + ".persisting_l2_max_bytes", "larger than l2_bytes");

@@ -34,8 +34,10 @@ void run_texture_readonly(ProbeContext& ctx) {
         // of 8 B (1 GiB) on some GPUs, less than a buffer of 1.5 GiB. Nothing chased that far
         // through L1 before: L1 rings lie at the bottom, the others bypass L1.
         const std::size_t below_top = ctx.layout.buffer_bytes - ctx.layout.fresh_offset;
-        const std::size_t top = std::min(ctx.layout.buffer_bytes, ctx.runner.engine().ring_capacity(kUnifiedL1Paths[i].path));
-        const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = std::max(top, below_top) - below_top + i * MiB,
+        const std::size_t top =
+            std::min(ctx.layout.buffer_bytes, ctx.runner.engine().ring_capacity(kUnifiedL1Paths[i].path));
+        const std::size_t fresh = std::max(top, below_top) - below_top + i * MiB;
+        const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = fresh,
                               .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
