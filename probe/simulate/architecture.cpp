@@ -558,8 +558,9 @@ void read_allowances(Reader& r, const Json& o, Architecture& a) {
             continue;
         }
         r.only(entry, here, {"relative", "at_least"});
+        const std::string_view quantity = name;  // a plain variable: Clang before 16 captures no binding
         const bool known = std::any_of(model::kQuantities.begin(), model::kQuantities.end(),
-                                       [&](const model::Quantity& q) { return q.name == name; });
+                                       [&](const model::Quantity& q) { return q.name == quantity; });
         if (!known) r.fail(here, "no quantity of a profile has this name (docs/quantities.md)");
         if (!entry.find("relative") && !entry.find("at_least")) r.fail(here, "allows nothing: give relative or at_least");
         Architecture::Allowance w;
