@@ -52,11 +52,15 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
         const double r = ceiling > 0 ? std::min(ceiling, in_flight / seconds_a_load) : undescribed_in_flight / seconds_a_load;
         return r * busy * (1 + 0.003 * random_.normal());
     };
-    const double l2_rate = rate(arch_.l2.bandwidth_bytes_per_s, arch_.l2.near.cycles);
+    // Every load an SM makes passes its L1 datapath: a described L2 or DRAM faster than the SMs read L1
+    // reads at the L1's rate (such an L2 made the L1 re-reads that it served read 5.7 times the L1's rate).
+    const auto behind_l1 = [&](double ceiling) { return ceiling > 0 ? std::min(ceiling, l1_ceiling) : 0.0; };
+    const double l2_rate = rate(behind_l1(arch_.l2.bandwidth_bytes_per_s), arch_.l2.near.cycles);
     const double far_rate =
-        arch_.l2.far ? rate(arch_.l2.far_bandwidth_bytes_per_s.value_or(arch_.l2.bandwidth_bytes_per_s), arch_.l2.far->cycles)
+        arch_.l2.far ? rate(behind_l1(arch_.l2.far_bandwidth_bytes_per_s.value_or(arch_.l2.bandwidth_bytes_per_s)),
+                            arch_.l2.far->cycles)
                      : l2_rate;
-    const double dram_rate = rate(arch_.dram.bandwidth_bytes_per_s, arch_.dram.latency.cycles);
+    const double dram_rate = rate(behind_l1(arch_.dram.bandwidth_bytes_per_s), arch_.dram.latency.cycles);
     const std::uint64_t l2_bytes = std::uint64_t(arch_.facts.l2_bytes);
     double seconds = kLaunchSeconds;
     if (options_.remote && r.pattern != ReadPattern::shared)  // a peer's memory streams at the link's rate

@@ -38,6 +38,14 @@ double reachable(const Architecture& a, double ceiling, double latency_cycles) {
     return ceiling > 0 ? std::min(ceiling, bound) : bound;
 }
 
+// A level behind L1 as the SMs reach it: no faster than they read L1 (described, or one row of the
+// shared-memory banks a cycle), as the simulated engine reads it.
+double behind_l1(const Architecture& a, double ceiling) {
+    const double per_cycle = a.unified.bandwidth_bytes_per_cycle > 0 ? a.unified.bandwidth_bytes_per_cycle
+                                                                     : double(a.shared.banks) * a.shared.bank_bytes;
+    return std::min(ceiling, per_cycle * a.sm_clock_khz * 1e3 * double(a.facts.sm_count));
+}
+
 class Builder {
 public:
     explicit Builder(const Architecture& a) : a_(a) {}
@@ -205,13 +213,13 @@ void l2_and_dram(Builder& b, const Architecture& a) {
             a.dram.latency.cycles + tlb_extra - l2.near.cycles, "DRAM less near L2");
     b.as_difference(a.dram.latency.cycles, l2.near.cycles);
     if (l2.bandwidth_bytes_per_s > 0)
-        b.value("L2_BANDWIDTH_BYTES_PER_S", reachable(a, l2.bandwidth_bytes_per_s, l2.near.cycles),
-                "described ceiling, or what the threads keep in flight over the near latency");
+        b.value("L2_BANDWIDTH_BYTES_PER_S", reachable(a, behind_l1(a, l2.bandwidth_bytes_per_s), l2.near.cycles),
+                "described ceiling (at most the SMs' L1 rate), or what the threads keep in flight over the near latency");
     else
         b.undescribed("L2_BANDWIDTH_BYTES_PER_S",
                       "no source: the simulated SMs keep in flight what saturates L1 at its latency");
-    b.value("DRAM_BANDWIDTH_BYTES_PER_S", reachable(a, a.dram.bandwidth_bytes_per_s, a.dram.latency.cycles),
-            "described ceiling, or what the threads keep in flight over the DRAM latency");
+    b.value("DRAM_BANDWIDTH_BYTES_PER_S", reachable(a, behind_l1(a, a.dram.bandwidth_bytes_per_s), a.dram.latency.cycles),
+            "described ceiling (at most the SMs' L1 rate), or what the threads keep in flight over the DRAM latency");
 }
 
 void cluster_and_tlb(Builder& b, const Architecture& a) {
