@@ -9,6 +9,7 @@
 #include "util/units.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 
@@ -36,6 +37,17 @@ double reachable(const Architecture& a, double ceiling, double latency_cycles) {
     const double bound = double(a.facts.sm_count) * double(a.facts.max_threads_per_sm) * 64.0 /
                          (latency_cycles / (a.sm_clock_khz * 1e3));
     return ceiling > 0 ? std::min(ceiling, bound) : bound;
+}
+
+// What a sequential ring finds of a cache of `bytes` in `g`: every set holds as many of its lines as the
+// set with the fewest ways, as the simulated cache spreads them (cache.cpp); lines that do not divide
+// evenly into the sets give some sets a way more, which such a ring cannot use (a 16-set L1 of 256 B
+// lines holds 23 KiB, 5.75 ways, and a ring 20 KiB). Its share of `bytes`.
+double ring_share(const CacheGeometry& g, double bytes) {
+    const std::uint64_t lines = std::max<std::uint64_t>(1, std::uint64_t(bytes) / g.line_bytes);
+    std::uint64_t sets = g.sets ? std::min<std::uint64_t>(g.sets, lines) : g.ways ? std::max<std::uint64_t>(1, lines / g.ways) : 1;
+    if (g.index == SetIndex::modulo) sets = std::bit_floor(sets);
+    return bytes > 0 ? double(sets * (lines / sets) * g.line_bytes) / bytes : 1.0;
 }
 
 // A level behind L1 as the SMs reach it: no faster than they read L1 (described, or one row of the
@@ -67,10 +79,11 @@ public:
     }
     // A capacity of a level with `policy`: its bytes, or up to kRandomEvictionReach above them;
     // down to `lowest` of them where a ring's placement can cost it (see L2 near).
-    void capacity(std::string_view name, double v, Replacement policy, std::string why, double lowest = 1) {
+    void capacity(std::string_view name, double v, Replacement policy, std::string why, double lowest = 1,
+                  std::string_view lower_why = "a ring placed across the hash's blocks fits up to a way less") {
         const double hi = policy == Replacement::random ? v * kRandomEvictionReach : v;
         if (policy == Replacement::random) why += "; random eviction reaches up to 8 % beyond it";
-        if (lowest < 1) why += "; a ring placed across the hash's blocks fits up to a way less";
+        if (lowest < 1) why += "; " + std::string(lower_why);
         if (hi > v || lowest < 1) range(name, v * lowest, hi, std::move(why));
         else value(name, v, std::move(why));
     }
@@ -104,12 +117,15 @@ void caches(Builder& b, const Architecture& a) {
     const auto probe_launch = [&](int carveout) { return KernelShape{kernels::ChaseKernel::probe, 0, 32, carveout}; };
     const double l1_max = double(l1_bytes(a, probe_launch(0)));
     const Replacement l1_policy = u.geometry.replacement;
-    b.capacity("L1_SIZE_BYTES", l1_max, l1_policy,
-               "unified " + kb(double(u.bytes)) + " less the split at 0 % (" + kb(double(shared_split(a, probe_launch(0)))) +
-                   ") and " + kb(double(u.unusable_bytes)) + " unusable");
-    b.capacity("L1_SIZE_DEFAULT_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(-1))), l1_policy,
-               "the driver's split for the probe's kernel");
-    b.capacity("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(100))), l1_policy, "the split at 100 %");
+    constexpr std::string_view kUnevenWays = "a sequential ring uses as many ways of every set as the fewest a set has";
+    const auto l1_capacity = [&](const char* name, double v, std::string why) {
+        b.capacity(name, v, l1_policy, std::move(why), ring_share(u.geometry, v), kUnevenWays);
+    };
+    l1_capacity("L1_SIZE_BYTES", l1_max,
+                "unified " + kb(double(u.bytes)) + " less the split at 0 % (" + kb(double(shared_split(a, probe_launch(0)))) +
+                    ") and " + kb(double(u.unusable_bytes)) + " unusable");
+    l1_capacity("L1_SIZE_DEFAULT_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(-1))), "the driver's split for the probe's kernel");
+    l1_capacity("L1_SIZE_MAX_SHARED_CARVEOUT_BYTES", double(l1_bytes(a, probe_launch(100))), "the split at 100 %");
     const double near = a.l2.near.cycles;
     struct Path {
         const char* prefix;
@@ -117,7 +133,7 @@ void caches(Builder& b, const Architecture& a) {
     };
     for (const Path& path : {Path{"L1", u.l1}, Path{"TEXTURE", u.texture}, Path{"READONLY", u.readonly}}) {
         const std::string pre = path.prefix;
-        if (pre != "L1") b.capacity(pre + "_SIZE_BYTES", l1_max, l1_policy, "the unified L1 at 0 %");
+        if (pre != "L1") l1_capacity((pre + "_SIZE_BYTES").c_str(), l1_max, "the unified L1 at 0 %");
         b.value(pre + "_LINE_BYTES", path.p.line_bytes, "described line");
         b.value(pre + "_SECTOR_BYTES", u.geometry.fill_bytes, "described fill");
         if (path.p.described) {
@@ -322,7 +338,8 @@ std::vector<Expectation> expectations(const Architecture& arch, const util::Json
             shape.carveout_percent = static_cast<int>(carveout->as_number());
             const double v = double(l1_bytes(arch, shape));
             const double reach = arch.unified.geometry.replacement == Replacement::random ? kRandomEvictionReach : 1.0;
-            list.push_back({row_name(row), v * (1 + reach) / 2, model::agreement_tolerance(q, v) + v * (reach - 1) / 2,
+            const double lowest = ring_share(arch.unified.geometry, v);  // see ring_share
+            list.push_back({row_name(row), v * (lowest + reach) / 2, model::agreement_tolerance(q, v) + v * (reach - lowest) / 2,
                             false, "split " + kb(double(shared_split(arch, shape))), true});
         }
     }
