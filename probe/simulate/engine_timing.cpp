@@ -41,10 +41,7 @@ double SimulatedEngine::time_read(const kernels::ReadRequest& r) {
     // one row of its banks a cycle, and a level behind it keeps no more in flight than saturates L1
     // at the L1 hit latency (the SM's load path serves L1 and the levels behind it), so no level
     // reads faster than L1.
-    const double l1_ceiling = (arch_.unified.bandwidth_bytes_per_cycle > 0
-                                   ? arch_.unified.bandwidth_bytes_per_cycle
-                                   : double(arch_.shared.banks) * arch_.shared.bank_bytes) *
-                              hz * sms;
+    const double l1_ceiling = l1_read_bytes_per_cycle(arch_) * hz * sms;
     const double in_flight = sms * threads * kBytesInFlightPerThread;
     const double undescribed_in_flight = std::min(in_flight, l1_ceiling * arch_.unified.l1.hit_cycles / hz);
     const auto rate = [&](double ceiling, double latency_cycles) {

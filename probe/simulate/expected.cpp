@@ -1,5 +1,6 @@
 #include "expected.hpp"
 
+#include "cache.hpp"
 #include "split.hpp"
 
 #include "model/agreement.hpp"
@@ -9,7 +10,6 @@
 #include "util/units.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <map>
 
@@ -44,18 +44,15 @@ double reachable(const Architecture& a, double ceiling, double latency_cycles) {
 // evenly into the sets give some sets a way more, which such a ring cannot use (a 16-set L1 of 256 B
 // lines holds 23 KiB, 5.75 ways, and a ring 20 KiB). Its share of `bytes`.
 double ring_share(const CacheGeometry& g, double bytes) {
-    const std::uint64_t lines = std::max<std::uint64_t>(1, std::uint64_t(bytes) / g.line_bytes);
-    std::uint64_t sets = g.sets ? std::min<std::uint64_t>(g.sets, lines) : g.ways ? std::max<std::uint64_t>(1, lines / g.ways) : 1;
-    if (g.index == SetIndex::modulo) sets = std::bit_floor(sets);
-    return bytes > 0 ? double(sets * (lines / sets) * g.line_bytes) / bytes : 1.0;
+    if (bytes <= 0) return 1.0;
+    const CacheLevel level(g, std::uint64_t(bytes), g.line_bytes, g.index, 0);
+    return double(level.sets() * level.ways(level.sets() - 1) * g.line_bytes) / bytes;  // the last set has the fewest
 }
 
 // A level behind L1 as the SMs reach it: no faster than they read L1 (described, or one row of the
 // shared-memory banks a cycle), as the simulated engine reads it.
 double behind_l1(const Architecture& a, double ceiling) {
-    const double per_cycle = a.unified.bandwidth_bytes_per_cycle > 0 ? a.unified.bandwidth_bytes_per_cycle
-                                                                     : double(a.shared.banks) * a.shared.bank_bytes;
-    return std::min(ceiling, per_cycle * a.sm_clock_khz * 1e3 * double(a.facts.sm_count));
+    return std::min(ceiling, l1_read_bytes_per_cycle(a) * a.sm_clock_khz * 1e3 * double(a.facts.sm_count));
 }
 
 class Builder {

@@ -66,6 +66,11 @@ std::uint64_t l1_bytes(const Architecture& arch, const KernelShape& shape) {
     return arch.unified.bytes > taken ? arch.unified.bytes - taken : 0;
 }
 
+double l1_read_bytes_per_cycle(const Architecture& arch) {
+    return arch.unified.bandwidth_bytes_per_cycle > 0 ? arch.unified.bandwidth_bytes_per_cycle
+                                                      : double(arch.shared.banks) * arch.shared.bank_bytes;
+}
+
 std::uint32_t resident_blocks(const Architecture& arch, const KernelShape& shape) {
     const auto& rule = arch.unified.split;
     const double unit = rule.allocation_unit_bytes;

@@ -29,6 +29,9 @@ struct KernelShape {
 std::uint64_t shared_split(const Architecture& arch, const KernelShape& shape);
 // The L1 data capacity that leaves.
 std::uint64_t l1_bytes(const Architecture& arch, const KernelShape& shape);
+// What one SM reads from its unified storage a cycle: described, or one row of its shared-memory
+// banks. Every level behind L1 reaches an SM through it (the engine's read rates, the expectations).
+double l1_read_bytes_per_cycle(const Architecture& arch);
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor for the launch (at its carveout).
 std::uint32_t resident_blocks(const Architecture& arch, const KernelShape& shape);
 
