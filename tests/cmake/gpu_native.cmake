@@ -25,11 +25,9 @@ set(major "${CMAKE_MATCH_1}")
 string(REGEX MATCH "fact CC_MINOR=([0-9]+)" ignored "${configured}")
 set(sm "sm_${major}${CMAKE_MATCH_1}")
 # Machine code for this GPU in the probe that measured.
-file(STRINGS "${WORK}/build/CMakeCache.txt" nvcc REGEX "^CMAKE_CUDA_COMPILER:")
-string(REGEX REPLACE "^[^=]*=" "" nvcc "${nvcc}")
-get_filename_component(cuda_bin "${nvcc}" DIRECTORY)
+find_program(cuobjdump cuobjdump HINTS "${CUDA_BIN_DIR}" NO_CACHE REQUIRED)
 set(probe "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-probe")
-run(ok "${cuda_bin}/cuobjdump" --list-elf "${probe}")
+run(ok "${cuobjdump}" --list-elf "${probe}")
 message(STATUS "the probe's machine code:\n${output}")
 expect_in("${output}" ".${sm}.cubin")
 # What only machine code for cc >= 9.0 measures: the thread block clusters.

@@ -1,18 +1,13 @@
 # A GPU (a stand-in nvidia-smi) and a CUDA toolkit older than the probe's kernels need (a
-# stand-in nvcc of CUDA 11.8 beside this machine's toolkit headers and libraries): the configure
-# names the toolkit it found and the version the probe needs, and compiles nothing with it.
+# stand-in nvcc of CUDA 11.8 beside this machine's toolkit headers and libraries, given as
+# CUDA_INCLUDE_DIR and CUDA_LIBRARY_DIR): the configure names the toolkit it found and the
+# version the probe needs, and compiles nothing with it.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 fake_nvidia_smi("${WORK}")
-get_filename_component(cuda_root "${CUDA_COMPILER}" DIRECTORY)
-get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
 set(old "${WORK}/cuda-11.8")
 file(MAKE_DIRECTORY "${old}/bin")
-file(CREATE_LINK "${cuda_root}/include" "${old}/include" SYMBOLIC)
-foreach(lib lib64 lib)
-  if(EXISTS "${cuda_root}/${lib}")
-    file(CREATE_LINK "${cuda_root}/${lib}" "${old}/${lib}" SYMBOLIC)
-  endif()
-endforeach()
+file(CREATE_LINK "${CUDA_INCLUDE_DIR}" "${old}/include" SYMBOLIC)
+file(CREATE_LINK "${CUDA_LIBRARY_DIR}" "${old}/lib64" SYMBOLIC)
 file(WRITE "${old}/bin/nvcc" [=[#!/bin/sh
 case "$*" in
 *--version*) echo "nvcc: NVIDIA (R) Cuda compiler driver"; echo "Cuda compilation tools, release 11.8, V11.8.89" ;;
