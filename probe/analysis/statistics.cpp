@@ -1,6 +1,7 @@
 #include "statistics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -21,6 +22,11 @@ double quantile(std::span<const double> values, double q) {
     const auto above = std::min(below + 1, sorted.size() - 1);
     const double fraction = position - double(below);
     return sorted[below] + fraction * (sorted[above] - sorted[below]);
+}
+
+double median_standard_error(std::span<const double> values) {
+    const double iqr = quantile(values, 0.75) - quantile(values, 0.25);
+    return 1.2533 * (iqr / 1.349) / std::sqrt(double(values.size()));
 }
 
 LatencySummary summarize(std::span<const double> values) {

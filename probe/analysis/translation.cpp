@@ -3,6 +3,7 @@
 #include "statistics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -15,10 +16,15 @@ double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate)
 
 namespace {
 
-// The median of every `positions`-th load from `position` on.
-double median_at(const SweepPoint& point, std::uint32_t position, std::uint32_t positions) {
+// Every `positions`-th load from `position` on.
+std::vector<double> loads_at(const SweepPoint& point, std::uint32_t position, std::uint32_t positions) {
     std::vector<double> at;
     for (std::size_t i = position; i < point.cycles.size(); i += positions) at.push_back(point.cycles[i]);
+    return at;
+}
+
+double median_at(const SweepPoint& point, std::uint32_t position, std::uint32_t positions) {
+    const auto at = loads_at(point, position, positions);
     return at.empty() ? 0.0 : median(at);
 }
 
@@ -35,12 +41,15 @@ Rise positionwise_rise(std::uint32_t positions) {
     };
 }
 
-double mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions) {
-    if (positions == 0 || reference.cycles.size() < positions || candidate.cycles.size() < positions) return 0.0;
-    double sum = 0;
-    for (std::uint32_t p = 0; p < positions; ++p)
-        sum += median_at(candidate, p, positions) - median_at(reference, p, positions);
-    return sum / positions;
+MeanRise mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions) {
+    if (positions == 0 || reference.cycles.size() < positions || candidate.cycles.size() < positions) return {};
+    double sum = 0, variance = 0;
+    for (std::uint32_t p = 0; p < positions; ++p) {
+        const auto before = loads_at(reference, p, positions), after = loads_at(candidate, p, positions);
+        sum += median(after) - median(before);
+        variance += std::pow(median_standard_error(before), 2) + std::pow(median_standard_error(after), 2);
+    }
+    return {.cycles = sum / positions, .standard_error = std::sqrt(variance) / positions};
 }
 
 CountSearch longest_fast_ring(const std::function<SweepPoint(std::uint32_t)>& measure,

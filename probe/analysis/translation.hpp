@@ -28,8 +28,14 @@ double fast_loads_rise(const SweepPoint& reference, const SweepPoint& candidate)
 // lies in, where a percentile of all loads waits for a slow slice's.
 Rise positionwise_rise(std::uint32_t positions);
 // The mean over the positions of each one's median rise: a miss penalty when
-// every position misses.
-double mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions);
+// every position misses. Its standard error comes from the spread of each
+// position's loads: where L2 latencies vary load by load (not only slice by
+// slice), 32 passes leave the mean several cycles off.
+struct MeanRise {
+    double cycles = 0;
+    double standard_error = 0;
+};
+MeanRise mean_positionwise_rise(const SweepPoint& reference, const SweepPoint& candidate, std::uint32_t positions);
 
 struct CountSearch {
     bool found = false;

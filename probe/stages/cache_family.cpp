@@ -53,13 +53,13 @@ RingUse other_ring(const CacheResult& cache, const RingUse& victim, std::uint32_
             .passes = 2};
 }
 
-// A line under the ring stride: eviction rings step by the line, over the span at it.
+// Rings wider than the lines: eviction rings step by the dense stride, over the span at it.
 void ring_at_line(CacheResult& cache) {
-    if (!cache.line.line || cache.line.line->line_bytes >= ring_stride(cache.path())) return;
-    const std::uint32_t line = cache.line.line->line_bytes;
+    const std::uint32_t dense = dense_stride(cache.line, ring_stride(cache.path()));
+    if (dense >= ring_stride(cache.path())) return;
     for (const auto& span : cache.line.spans)
-        if (span.stride_bytes == line) {
-            cache.ring_stride = line;
+        if (span.stride_bytes == dense) {
+            cache.ring_stride = dense;
             cache.ring_capacity = span.span_bytes;
         }
 }
@@ -103,6 +103,24 @@ std::string instances_text(const CacheResult& cache) {
 
 }  // namespace
 
+std::uint32_t dense_stride(const LineAnswer& answer, std::uint32_t ring_stride) {
+    const auto& spans = answer.spans;
+    const auto at_ring = std::find_if(spans.begin(), spans.end(), [&](const auto& s) { return s.stride_bytes == ring_stride; });
+    std::optional<analysis::StrideSpan> least;
+    for (const auto& s : spans)
+        if (s.stride_bytes < ring_stride && (!least || s.span_bytes < least->span_bytes)) least = s;
+    if (at_ring == spans.end() || !least) return ring_stride;
+    const auto within = [&](std::uint64_t span) {
+        return double(span) <= double(least->span_bytes) + std::max(0.02 * double(least->span_bytes), 4.0 * KiB);
+    };
+    if (within(at_ring->span_bytes)) return ring_stride;
+    if (answer.line && answer.line->line_bytes < ring_stride) return answer.line->line_bytes;
+    std::uint32_t widest = least->stride_bytes;
+    for (const auto& s : spans)
+        if (s.stride_bytes < ring_stride && within(s.span_bytes)) widest = std::max(widest, s.stride_bytes);
+    return widest;
+}
+
 CapacityQuestion unified_l1_size_question(LoadPath path, int carveout_percent, Order order, std::string name,
                                           std::uint64_t max_bytes, std::uint32_t threads_per_block,
                                           std::uint32_t stride_bytes) {
@@ -135,16 +153,18 @@ CacheResult measure_unified_l1_path(SweepRunner& runner, const CacheRow& row, co
     cache.line = measure_line(runner, span_question, {32, 64, 128, 256, 512},
                               analysis::StrideSpan{128, cache.size_bytes()});
     progress.done(cache.line.line ? std::to_string(cache.line.line->line_bytes) + " B" : "not found");
-    // A line under the size rings' stride leaves each line partly empty: such a ring fits more
-    // than the cache holds. A path that sizes itself here sizes again at its line.
-    if (!known_size && cache.line.line && cache.line.line->line_bytes < kUnifiedRingStride && cache.size.found) {
-        const std::uint32_t line = cache.line.line->line_bytes;
-        progress.step(label + " size at its " + std::to_string(line) + " B line");
+    // Lines under the size rings' stride leave each line partly empty: such a ring fits more
+    // than the cache holds. A path that sizes itself here sizes again at the dense stride.
+    const std::uint32_t dense = dense_stride(cache.line);
+    if (!known_size && dense < kUnifiedRingStride && cache.size.found) {
+        const bool at_line = cache.line.line && cache.line.line->line_bytes == dense;
+        progress.step(label + " size at " + std::to_string(dense) + " B" + (at_line ? ", its line" : ""));
         cache.size = measure_capacity(runner, unified_l1_size_question(row.path, plan.carveout_percent, Order::sequential,
-                                                                       key + "_size_stride" + std::to_string(line),
-                                                                       plan.max_l1_bytes, 0, line));
-        cache.size_method = kSizeMethod + ", " + path_name + ", stride " + std::to_string(line) + " B (its line), carveout " +
-                            std::to_string(plan.carveout_percent) + "%";
+                                                                       key + "_size_stride" + std::to_string(dense),
+                                                                       plan.max_l1_bytes, 0, dense));
+        cache.size_method = kSizeMethod + ", " + path_name + ", stride " + std::to_string(dense) + " B (" +
+                            (at_line ? "its line" : "the widest stride that spans no more than narrower ones") +
+                            "), carveout " + std::to_string(plan.carveout_percent) + "%";
         progress.done(cache.size.found ? bytes_text(cache.size_bytes()) : "not found");
     }
     ring_at_line(cache);

@@ -146,9 +146,8 @@ void run_l1_path(ProbeContext& ctx) {
                            .tolerance = std::max(0.02 * double(known->capacity_bytes), 4.0 * KiB),
                            .detail = "same carveout, every second sector of each line touched",
                            .concerns = {l1_row().quantities.size, id("L1_SIZE_DEFAULT_CARVEOUT_BYTES")}});
-    // Lines under 128 B: the carveout table sizes its rings at the line.
-    if (cache.line.line && cache.line.line->line_bytes < kUnifiedRingStride)
-        ctx.scratch.l1_size_stride = cache.line.line->line_bytes;
+    // Lines under 128 B: the carveout table sizes its rings at the dense stride.
+    ctx.scratch.l1_size_stride = dense_stride(cache.line);
     cross_check_fetches_served_by(ctx, cache);
     ctx.scratch.unified.clear();
     ctx.scratch.unified.push_back(std::move(cache));

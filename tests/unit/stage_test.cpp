@@ -220,3 +220,22 @@ TEST(StageResults, AFetchGranularityOfIrregularGapsIsNotVouchedFor) {
     EXPECT_EQ(doubt_of(0.75), "");
     EXPECT_NE(doubt_of(0.44).find("44 % of the gaps"), std::string::npos) << doubt_of(0.44);
 }
+
+TEST(StageLines, RingsSizeCachesAtAStrideThatFillsEveryLine) {
+    using analysis::StrideSpan;
+    const auto dense = [](std::vector<StrideSpan> spans, std::optional<std::uint32_t> line = {}) {
+        stages::LineAnswer answer{.spans = std::move(spans)};
+        if (line) answer.line = analysis::LineEstimate{.line_bytes = *line, .confidence = 1};
+        return stages::dense_stride(answer);
+    };
+    // A 128 B line (Hopper): rings up to 128 B apart span alike.
+    EXPECT_EQ(dense({{32, 240 * KiB}, {64, 239 * KiB}, {128, 240 * KiB}, {256, 480 * KiB}}, 128), 128u);
+    // A 64 B line found from the spans.
+    EXPECT_EQ(dense({{32, 200 * KiB}, {64, 200 * KiB}, {128, 400 * KiB}, {256, 800 * KiB}}, 64), 64u);
+    // A 64 B line behind a hashed index (draw 7032): spans grow unevenly, no line is found, and
+    // rings 128 B apart fit 1.48 times the cache.
+    EXPECT_EQ(dense({{32, 221184}, {64, 220160}, {128, 325632}, {256, 718848}, {512, 1212416}}), 64u);
+    // Within 2 % (at least 4 KiB) counts as alike; no narrower span, nothing to compare.
+    EXPECT_EQ(dense({{32, 200 * KiB}, {64, 200 * KiB}, {128, 203 * KiB}}), 128u);
+    EXPECT_EQ(dense({{128, 200 * KiB}, {256, 400 * KiB}}), 128u);
+}
