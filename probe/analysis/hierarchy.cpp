@@ -20,6 +20,15 @@ Plateau make_plateau(const Sweep& curve, std::size_t begin, std::size_t end) {
     return {curve.points[begin].footprint_bytes, curve.points[end - 1].footprint_bytes, summarize(samples)};
 }
 
+// Every point's median within `within` of the segment's: a level, not a blend whose hits thin
+// out as the ring grows.
+bool flat(const Sweep& curve, std::size_t begin, std::size_t end, double within) {
+    const double level = summarize(pool(curve, begin, end)).p50;
+    for (std::size_t i = begin; i < end; ++i)
+        if (std::abs(summarize(curve.points[i].cycles).p50 - level) > within * level) return false;
+    return true;
+}
+
 }  // namespace
 
 Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bool starts_in_l1,
@@ -54,6 +63,8 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     if (starts_in_l1 && !segments.empty()) h.l1 = make_plateau(curve, segments[next].first, segments[next].second), ++next;
 
     const double l2_limit = double(api_l2_bytes) * 1.05;
+    // A plateau's points differ by a few percent (the H100's DRAM plateau: 680-709 cycles).
+    constexpr double kFlatWithin = 0.05;
     for (; next < segments.size(); ++next) {
         auto [b, e] = segments[next];
         const bool beyond = double(curve.points[e - 1].footprint_bytes) > l2_limit;
@@ -62,7 +73,17 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
             // starts well inside L2 and runs past it is still an L2 level, up to the L2 size.
             std::size_t inside = b;
             while (inside < e && double(curve.points[inside].footprint_bytes) <= l2_limit) ++inside;
-            if (inside - b < 2 || double(curve.points[b].footprint_bytes) > 0.9 * double(api_l2_bytes)) break;
+            if (inside - b < 2 || double(curve.points[b].footprint_bytes) > 0.9 * double(api_l2_bytes)) {
+                // A far part that evicts at random while the near part's hits run past their
+                // size starts only at the L2 size: a flat segment of two points or more that
+                // a slower one follows is still L2 (DRAM is the last level).
+                if (h.l2_near && !h.l2_far && next + 1 < segments.size() && e - b >= 2 &&
+                    flat(curve, b, e, kFlatWithin)) {
+                    h.l2_far = make_plateau(curve, b, e);
+                    ++next;
+                }
+                break;
+            }
             e = inside;
         }
         if (!h.l2_near)

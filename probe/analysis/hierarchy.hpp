@@ -18,7 +18,8 @@ struct Hierarchy {
     std::vector<ChangePoint> change_points;
     std::optional<Plateau> l1;        // only for a curve through the L1 path
     std::optional<Plateau> l2_near;   // first plateau served by L2
-    std::optional<Plateau> l2_far;    // a second, slower plateau still inside the API's L2 size
+    std::optional<Plateau> l2_far;    // a second, slower plateau inside the API's L2 size, or from it on
+                                      // when a slower one follows (a far part that evicts at random)
     std::optional<Plateau> dram;      // the plateau beyond L2
 };
 

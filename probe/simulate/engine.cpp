@@ -397,7 +397,9 @@ ChaseResult SimulatedEngine::chase(const ChaseRequest& request) {
         double tlb_cycles = 0;
         if (served != Served::storage && served != Served::constant_l15)
             for (std::size_t t = 0; t < tlb.size(); ++t) {
-                if (tlb[t].holds(address / levels.tlb[t].line_bytes(), cold ? 0 : steady_pass)) break;
+                // The load before it in the ring, within what one entry maps, left the entry there.
+                if (same(levels.tlb[t].line_bytes()) || tlb[t].holds(address / levels.tlb[t].line_bytes(), cold ? 0 : steady_pass))
+                    break;
                 tlb_cycles += arch_.tlb[t].miss_cycles;
             }
         cycles.push_back(overhead + latency_of(served, request.path, address, levels, tlb_cycles) + noise_cycles());

@@ -83,10 +83,6 @@ model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, c
 
 }  // namespace
 
-// Near-L2 hits in the far plateau of rings beyond a TLB level's reach pay its miss too:
-// up to 30 % of a near hit (8-40 cycles on 150-400).
-constexpr double kNearHitsSlowerBy = 0.3;
-
 void run_hierarchy_curve(ProbeContext& ctx) {
     const auto l2 = ctx.l2_bytes();
     ctx.progress.step("latency curve 8 KiB .. 2.5 x L2 (L1 path)");
@@ -109,8 +105,7 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     const double near_cycles = ctx.scratch.l2_latency ? ctx.scratch.l2_latency->summary.p50 : 0;
     const auto far = plateau_latency(levels.l2_far, curve, u,
                                      "plateau of the hierarchy curve after the near-L2 plateau, inside the API's L2 size",
-                                     "the latency curve shows no second plateau inside L2", near_cycles,
-                                     kNearHitsSlowerBy);
+                                     "the latency curve shows no second plateau inside L2", near_cycles);
     ctx.set(id("L2_FAR_LATENCY_CYCLES"), far);
     const auto* far_latency = std::get_if<model::LatencyEstimate>(&far);
     const auto dram = plateau_latency(levels.dram, curve, u, "plateau of the hierarchy curve beyond the API's L2 size",

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 namespace {
@@ -332,6 +333,45 @@ TEST(Translation, AMeanRiseSaysHowFarItsMediansMayBeOff) {
     for (double r : rises) spread += (r - 35) * (r - 35);
     EXPECT_NEAR(std::sqrt(spread / 400), truth, 0.15 * truth);
     EXPECT_THROW(median_standard_error(std::vector<double>{}), std::invalid_argument);
+}
+
+// --- the hierarchy curve's plateaus ------------------------------------------------
+
+namespace {
+
+// A curve through the L1 path, 4 points per doubling from 8 KiB to 2.5 x an L2 of 64 MiB: L1
+// hits up to 512 KiB, then `level(footprint)` per point, each load jittered by up to 4 cycles.
+Sweep curve_of(const std::function<double(double mib)>& level) {
+    std::mt19937 random(9091);
+    std::uniform_real_distribution<double> jitter(-2, 2);
+    Sweep curve;
+    for (double f = 8 * 1024; f <= 2.5 * 64 * 1048576; f *= std::pow(2.0, 0.25)) {
+        SweepPoint p{.footprint_bytes = std::uint64_t(f) / 128 * 128};
+        const double mib = f / 1048576;
+        for (int i = 0; i < 256; ++i) p.cycles.push_back((mib <= 0.5 ? 24 : level(mib)) + jitter(random));
+        curve.points.push_back(std::move(p));
+    }
+    return curve;
+}
+
+}  // namespace
+
+TEST(Hierarchy, AFarPlateauFromTheL2SizeOnIsL2WhenASlowerOneFollows) {
+    constexpr std::uint64_t l2 = 64ull << 20;
+    // A far part that evicts at random: near hits run to 54 MiB, far ones from 64 to 108 MiB.
+    const auto h = interpret_hierarchy(curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 666 : 951; }), l2, true);
+    ASSERT_TRUE(h.l2_near && h.l2_far && h.dram);
+    EXPECT_NEAR(h.l2_far->latency.p50, 666, 3);
+    EXPECT_NEAR(h.dram->latency.p50, 951, 3);
+    // The same segment last: it is DRAM, and L2 has no far part.
+    const auto last = interpret_hierarchy(curve_of([](double mib) { return mib < 60 ? 383 : 666; }), l2, true);
+    ASSERT_TRUE(last.l2_near && last.dram);
+    EXPECT_FALSE(last.l2_far);
+    EXPECT_NEAR(last.dram->latency.p50, 666, 3);
+    // A segment from the L2 size on that rises as its ring grows is a blend, not a level.
+    const auto rising = interpret_hierarchy(
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 560 + 1.5 * mib : 951; }), l2, true);
+    EXPECT_FALSE(rising.l2_far);
 }
 
 // --- a plateau's own loads and a faster level's ------------------------------------
