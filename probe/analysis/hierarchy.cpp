@@ -16,16 +16,22 @@ Plateau make_plateau(const Sweep& curve, std::size_t begin, std::size_t end) {
         ++a;
         --b;
     }
-    const auto samples = pool(curve, a, b);
-    return {curve.points[begin].footprint_bytes, curve.points[end - 1].footprint_bytes, summarize(samples)};
+    Plateau plateau{curve.points[begin].footprint_bytes, curve.points[end - 1].footprint_bytes,
+                    summarize(pool(curve, a, b))};
+    plateau.lowest_p50 = plateau.highest_p50 = summarize(curve.points[a].cycles).p50;
+    for (std::size_t i = a; i < b; ++i) {
+        const double p50 = summarize(curve.points[i].cycles).p50;
+        plateau.lowest_p50 = std::min(plateau.lowest_p50, p50);
+        plateau.highest_p50 = std::max(plateau.highest_p50, p50);
+    }
+    return plateau;
 }
 
-// Every point's median within `within` of the segment's: a level, not a blend whose hits thin
-// out as the ring grows.
-bool flat(const Sweep& curve, std::size_t begin, std::size_t end, double within) {
+// Every point's median within Plateau::kFlatWithin of the segment's, its edges included.
+bool flat(const Sweep& curve, std::size_t begin, std::size_t end) {
     const double level = summarize(pool(curve, begin, end)).p50;
     for (std::size_t i = begin; i < end; ++i)
-        if (std::abs(summarize(curve.points[i].cycles).p50 - level) > within * level) return false;
+        if (std::abs(summarize(curve.points[i].cycles).p50 - level) > Plateau::kFlatWithin * level) return false;
     return true;
 }
 
@@ -63,8 +69,6 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     if (starts_in_l1 && !segments.empty()) h.l1 = make_plateau(curve, segments[next].first, segments[next].second), ++next;
 
     const double l2_limit = double(api_l2_bytes) * 1.05;
-    // A plateau's points differ by a few percent (the H100's DRAM plateau: 680-709 cycles).
-    constexpr double kFlatWithin = 0.05;
     for (; next < segments.size(); ++next) {
         auto [b, e] = segments[next];
         const bool beyond = double(curve.points[e - 1].footprint_bytes) > l2_limit;
@@ -77,8 +81,7 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
                 // A far part that evicts at random while the near part's hits run past their
                 // size starts only at the L2 size: a flat segment of two points or more that
                 // a slower one follows is still L2 (DRAM is the last level).
-                if (h.l2_near && !h.l2_far && next + 1 < segments.size() && e - b >= 2 &&
-                    flat(curve, b, e, kFlatWithin)) {
+                if (h.l2_near && !h.l2_far && next + 1 < segments.size() && e - b >= 2 && flat(curve, b, e)) {
                     h.l2_far = make_plateau(curve, b, e);
                     ++next;
                 }
@@ -95,8 +98,13 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     // DRAM: the last segment, if it starts at or beyond the L2 size. A short
     // segment straddling the L2 size is the transition and belongs to neither.
     const auto [b, e] = segments.back();
-    if (double(curve.points[b].footprint_bytes) >= double(api_l2_bytes) * 0.95 && next < segments.size())
-        h.dram = make_plateau(curve, b, e);
+    if (double(curve.points[b].footprint_bytes) >= double(api_l2_bytes) * 0.95 && next < segments.size()) {
+        // Reached through hits of an L2 that evicts at random, the segment begins with their
+        // blend, rising: the plateau is its flat end.
+        std::size_t first = b;
+        while (e - first > 2 && !flat(curve, first, e)) ++first;
+        h.dram = make_plateau(curve, first, e);
+    }
     return h;
 }
 

@@ -12,6 +12,13 @@ namespace gpu_topology::analysis {
 struct Plateau {
     std::uint64_t first_bytes = 0, last_bytes = 0;  // footprints of its first and last point
     LatencySummary latency;                         // of its interior points pooled
+    double lowest_p50 = 0, highest_p50 = 0;         // of those points' own medians
+    // Every pooled point's median within 5 % of theirs together (the H100's DRAM plateau:
+    // 680-694 cycles): a level, not a blend whose hits of a faster level thin out as the ring grows.
+    bool flat() const {
+        return lowest_p50 >= (1 - kFlatWithin) * latency.p50 && highest_p50 <= (1 + kFlatWithin) * latency.p50;
+    }
+    static constexpr double kFlatWithin = 0.05;
 };
 
 struct Hierarchy {

@@ -68,8 +68,11 @@ Result penalty_result(const Result& hit, const Result& miss, const std::string& 
     const auto* m = std::get_if<LatencyEstimate>(&miss);
     if (!h || !m) return model::unmeasured("needs both the hit and the miss latency");
     if (m->p50 <= h->p50) return model::unmeasured("the miss ring was not slower than the hit ring");
+    const std::string doubt = !m->doubt.empty() ? "the miss latency: " + m->doubt
+                              : !h->doubt.empty() ? "the hit latency: " + h->doubt
+                                                  : std::string();
     return Estimate{.value = std::round(m->p50 - h->p50), .source = Source::derived, .method = method,
-                    .confidence = std::min(h->confidence, m->confidence)};
+                    .confidence = std::min(h->confidence, m->confidence), .doubt = doubt};
 }
 
 Result per_sm_result(const std::optional<std::uint32_t>& instances, const std::vector<analysis::EvictionDecision>& tests,

@@ -73,21 +73,48 @@ model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, c
             samples.insert(samples.end(), p.cycles.begin(), p.cycles.end());
         }
     const auto kept = analysis::without_faster_level(points, faster_level_cycles, slower_by);
-    if (kept.size() == samples.size())
-        return latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method);
-    return latency_result(analysis::summarize(kept), kept, plateau->last_bytes, timer_uncertainty,
-                          method + "; the loads of the level before it (" +
-                              std::to_string(samples.size() - kept.size()) + " of " + std::to_string(samples.size()) +
-                              ") left out");
+    auto result = kept.size() == samples.size()
+                      ? latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method)
+                      : latency_result(analysis::summarize(kept), kept, plateau->last_bytes, timer_uncertainty,
+                                       method + "; the loads of the level before it (" +
+                                           std::to_string(samples.size() - kept.size()) + " of " +
+                                           std::to_string(samples.size()) + ") left out");
+    // A plateau still rising as its ring grows blends in hits of a faster level that evicts at
+    // random; where classes overlap, leaving them out cannot part them.
+    if (!plateau->flat())
+        std::get<model::LatencyEstimate>(result).doubt =
+            "its points' medians run from " + util::format_number(plateau->lowest_p50) + " to " +
+            util::format_number(plateau->highest_p50) +
+            " cycles: hits of a faster level that thin out as the ring grows, not a level of its own";
+    return result;
 }
 
 }  // namespace
 
+// How much a curve's last doubling may rise and still be a plateau (half a latency's tolerance).
+constexpr double kStillRising = 0.025;
+
 void run_hierarchy_curve(ProbeContext& ctx) {
     const auto l2 = ctx.l2_bytes();
     ctx.progress.step("latency curve 8 KiB .. 2.5 x L2 (L1 path)");
-    const auto curve = ctx.runner.run({.name = "hierarchy", .path = LoadPath::l1, .stride_bytes = 128, .samples = 512},
-                                      geometric(8 * KiB, 5 * l2 / 2, 4, 128));
+    const SweepSpec spec{.name = "hierarchy", .path = LoadPath::l1, .stride_bytes = 128, .samples = 512};
+    auto curve = ctx.runner.run(spec, geometric(8 * KiB, 5 * l2 / 2, 4, 128));
+    // A curve still rising over its last doubling has not reached DRAM: an L2 that evicts at
+    // random keeps hitting well past its size, and where its hits and DRAM's loads overlap no
+    // class rule parts them. It goes on a doubling at a time while the last one rose, up to
+    // 10 x L2 within the buffer (the Hopper cards' last doubling: -2 % and 0 %).
+    const std::uint64_t farthest = std::min<std::uint64_t>(10 * l2, ctx.layout.buffer_bytes - ctx.layout.evict_offset);
+    const auto rising = [&] {
+        const auto& p = curve.points;
+        return p.size() > 4 && analysis::median(p.back().cycles) > (1 + kStillRising) * analysis::median(p[p.size() - 5].cycles);
+    };
+    while (rising() && 2 * curve.points.back().footprint_bytes <= farthest) {
+        const auto last = curve.points.back().footprint_bytes;
+        for (const auto footprint : geometric(last, 2 * last, 4, 128))
+            if (footprint > last) curve.points.push_back(ctx.runner.measure(spec, footprint));
+    }
+    const bool extended = curve.points.size() > geometric(8 * KiB, 5 * l2 / 2, 4, 128).size();
+    if (extended) ctx.runner.record(curve);
     const auto levels = analysis::interpret_hierarchy(curve, l2, true);
     ctx.scratch.curve = levels;
     model::LatencyCurve kept{.path = "l1"};
@@ -97,6 +124,8 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     ctx.topology.curve = std::move(kept);
     ctx.progress.done(std::to_string(levels.change_points.size()) + " change points in " +
                       std::to_string(curve.points.size()) + " footprints");
+    if (extended)
+        ctx.progress.note("  still rising at 2.5 x L2: measured on to " + bytes_text(curve.points.back().footprint_bytes));
     for (const auto& cp : levels.change_points)
         ctx.progress.note("  level change between " + bytes_text(cp.last_before_bytes) + " and " + bytes_text(cp.first_after_bytes) +
                           " (KS D " + util::format_number(std::round(cp.test.statistic * 100) / 100) + ")");

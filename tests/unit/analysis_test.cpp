@@ -356,7 +356,7 @@ Sweep curve_of(const std::function<double(double mib)>& level) {
 
 }  // namespace
 
-TEST(Hierarchy, AFarPlateauFromTheL2SizeOnIsL2WhenASlowerOneFollows) {
+TEST(Hierarchy, PlateausFromTheL2SizeOnAreLevelsNotBlends) {
     constexpr std::uint64_t l2 = 64ull << 20;
     // A far part that evicts at random: near hits run to 54 MiB, far ones from 64 to 108 MiB.
     const auto h = interpret_hierarchy(curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 666 : 951; }), l2, true);
@@ -372,6 +372,13 @@ TEST(Hierarchy, AFarPlateauFromTheL2SizeOnIsL2WhenASlowerOneFollows) {
     const auto rising = interpret_hierarchy(
         curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 560 + 1.5 * mib : 951; }), l2, true);
     EXPECT_FALSE(rising.l2_far);
+    // DRAM reached through an L2 that evicts at random: past the L2 size the curve rises from 850
+    // to 951 cycles, too gently for a change point, then levels; the plateau is its flat end.
+    const auto reached = interpret_hierarchy(
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 100 ? 850 + 101 * (mib - 60) / 40 : 951; }), l2, true);
+    ASSERT_TRUE(reached.dram);
+    EXPECT_NEAR(reached.dram->latency.p50, 951, 3);
+    EXPECT_TRUE(reached.dram->flat());
 }
 
 // --- a plateau's own loads and a faster level's ------------------------------------
