@@ -142,7 +142,11 @@ std::optional<Classes> faster_level_classes(const std::vector<double>& samples, 
     const double fast_p50 = median(fast), slow_p50 = median(slow);
     const bool near_known = faster_level_cycles > 0 && fast_p50 >= 0.9 * faster_level_cycles &&
                             fast_p50 <= (1 + slower_by) * faster_level_cycles;
-    const bool two_levels = slow_p50 >= 1.5 * fast_p50 || (slow_p50 >= 1.3 * fast_p50 && near_known);
+    // A fast class that is not the known faster level's and holds most of the loads is the
+    // plateau's own level, its slow class the misses that reach past it (a far L2 that evicts
+    // at random: a fifth of its loads go on to DRAM).
+    const bool own_level = !near_known && 2 * fast.size() > kept.size();
+    const bool two_levels = !own_level && (slow_p50 >= 1.5 * fast_p50 || (slow_p50 >= 1.3 * fast_p50 && near_known));
     if (!two_levels) return std::nullopt;
     return Classes{*threshold, std::move(slow)};
 }

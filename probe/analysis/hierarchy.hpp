@@ -40,7 +40,8 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 // more, whose medians differ by 1.5 times or more, or by 1.3 times or more and
 // the faster class's median lies within 10 % of `faster_level_cycles` (0: none
 // known), or up to `slower_by` above it (hits of that level that pay something
-// more, as a translation miss), the slower class; else all.
+// more, as a translation miss), the slower class; else all. A fast class of no
+// known level that holds most of the loads is the plateau's own: all are kept.
 std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles,
                                          double slower_by = 0.1);
 // The same for a plateau measured at several footprints (`points`, by footprint): a faster

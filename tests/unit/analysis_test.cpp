@@ -400,6 +400,19 @@ TEST(WithoutFasterLevel, AFastClassThatHoldsItsShareIsThePlateausOwn) {
     EXPECT_EQ(without_faster_level(dram, 508).size(), 3u * 512u);
 }
 
+TEST(WithoutFasterLevel, MostLoadsInAClassOfNoKnownLevelAreThePlateausOwn) {
+    // A far L2 (729 cycles) that evicts at random, a fifth of its loads gone on to DRAM (1473):
+    // the plateau is the far L2's, near L2 (395) is the level before it.
+    const auto far_and_misses = [](double far_share) {
+        std::vector<double> cycles;
+        for (int i = 0; i < 512; ++i) cycles.push_back((i < far_share * 512 ? 729.0 : 1473.0) + i % 5);
+        return cycles;
+    };
+    EXPECT_EQ(without_faster_level(far_and_misses(0.8), 395).size(), 512u);
+    // The same classes with the fast one a minority: hits of a level before the plateau's own.
+    EXPECT_EQ(without_faster_level(far_and_misses(0.3), 395).size(), 512u - 154u);
+}
+
 TEST(WithoutFasterLevel, HitsThatThinOutAsTheRingGrowsAreLeftOut) {
     // Hits of an L2 at 550 cycles that the growing ring keeps less of: only the slower loads stay.
     const std::vector<SweepPoint> plateau{{54 << 20, two_classes(512, 0.44)}, {76 << 20, two_classes(512, 0.32)},
