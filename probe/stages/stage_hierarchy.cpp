@@ -63,7 +63,7 @@ namespace {
 // ring the slower level cannot hold may still find (analysis::without_faster_level).
 model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, const analysis::Sweep& curve,
                               double timer_uncertainty, const std::string& method, const std::string& missing,
-                              double faster_level_cycles, double slower_by = 0.1) {
+                              double faster_level_cycles) {
     if (!plateau) return model::unmeasured(missing);
     std::vector<analysis::SweepPoint> points;
     std::vector<double> samples;
@@ -72,7 +72,7 @@ model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, c
             points.push_back(p);
             samples.insert(samples.end(), p.cycles.begin(), p.cycles.end());
         }
-    const auto kept = analysis::without_faster_level(points, faster_level_cycles, slower_by);
+    const auto kept = analysis::without_faster_level(points, faster_level_cycles);
     auto result = kept.size() == samples.size()
                       ? latency_result(plateau->latency, samples, plateau->last_bytes, timer_uncertainty, method)
                       : latency_result(analysis::summarize(kept), kept, plateau->last_bytes, timer_uncertainty,
