@@ -80,16 +80,13 @@ bool SetPlay::access(std::uint64_t line) {
         lru_at_[line] = recency_.insert(recency_.end(), line);
         return false;
     }
-    if (slot_of_.count(line)) return true;
+    // A set holds tens of ways: a scan of them is cheaper than a hash map's upkeep.
+    if (std::find(slots_.begin(), slots_.end(), line) != slots_.end()) return true;
     if (slots_.size() < ways_) {
-        slot_of_[line] = slots_.size();
         slots_.push_back(line);
         return false;
     }
-    const std::size_t victim = random_.below(slots_.size());
-    slot_of_.erase(slots_[victim]);
-    slots_[victim] = line;
-    slot_of_[line] = victim;
+    slots_[random_.below(slots_.size())] = line;
     return false;
 }
 
@@ -109,10 +106,18 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
     if (level_.replacement() == Replacement::lru || s.ways == 0) return false;
     if (!s.played) {
         PlayedSet p;
-        level_.count(run_, set, &p.order);
-        std::stable_sort(p.order.begin(), p.order.end(),
-                         [&](std::uint64_t a, std::uint64_t b) { return visit_of_(a) < visit_of_(b); });
-        for (std::size_t i = 0; i < p.order.size(); ++i) p.index[p.order[i]] = i;
+        std::vector<std::uint64_t> lines;  // ascending
+        level_.count(run_, set, &lines);
+        // By visit, lines visited at once in ascending order; each visit asked for once.
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> by_visit;
+        by_visit.reserve(lines.size());
+        for (const auto l : lines) by_visit.emplace_back(visit_of_(l), l);
+        std::sort(by_visit.begin(), by_visit.end());
+        p.order.reserve(lines.size());
+        for (const auto& v : by_visit) p.order.push_back(v.second);
+        p.by_line.reserve(lines.size());
+        for (std::size_t i = 0; i < p.order.size(); ++i) p.by_line.emplace_back(p.order[i], i);
+        std::sort(p.by_line.begin(), p.by_line.end());
         s.played = std::move(p);
     }
     auto& p = *s.played;
@@ -129,8 +134,8 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
             p.passes.push_back(std::move(hits));
         }
     }
-    const auto at = p.index.find(line);
-    return at != p.index.end() && p.passes[timed_pass][at->second];
+    const auto at = std::lower_bound(p.by_line.begin(), p.by_line.end(), std::pair{line, std::size_t(0)});
+    return at != p.by_line.end() && at->first == line && p.passes[timed_pass][at->second];
 }
 
 }  // namespace gpu_topology::simulate

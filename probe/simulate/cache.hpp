@@ -70,7 +70,6 @@ private:
     std::list<std::uint64_t> recency_;  // LRU: least recent first
     std::vector<std::uint64_t> slots_;  // random: the lines held
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> lru_at_;
-    std::unordered_map<std::uint64_t, std::size_t> slot_of_;
 };
 
 // Which of a ring's lines a level holds in the steady state of a chase: after
@@ -85,9 +84,9 @@ public:
 
 private:
     struct PlayedSet {
-        std::vector<std::uint64_t> order;       // lines by visit
-        std::unordered_map<std::uint64_t, std::size_t> index;  // line -> its place in `order`
-        std::vector<std::vector<bool>> passes;  // hits per timed pass, in `order`
+        std::vector<std::uint64_t> order;                            // lines by visit
+        std::vector<std::pair<std::uint64_t, std::size_t>> by_line;  // (line, its place in `order`), by line
+        std::vector<std::vector<bool>> passes;                       // hits per timed pass, in `order`
     };
     struct SetState {
         std::uint64_t lines = 0, ways = 0;

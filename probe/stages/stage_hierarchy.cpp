@@ -101,20 +101,17 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     auto curve = ctx.runner.run(spec, geometric(8 * KiB, 5 * l2 / 2, 4, 128));
     // A curve still rising over its last doubling has not reached DRAM: an L2 that evicts at
     // random keeps hitting well past its size, and where its hits and DRAM's loads overlap no
-    // class rule parts them. It goes on a doubling at a time while the last one rose, up to
-    // 10 x L2 within the buffer (the Hopper cards' last doubling: -2 % and 0 %).
-    const std::uint64_t farthest = std::min<std::uint64_t>(10 * l2, ctx.layout.buffer_bytes - ctx.layout.evict_offset);
-    const auto rising = [&] {
-        const auto& p = curve.points;
-        return p.size() > 4 && analysis::median(p.back().cycles) > (1 + kStillRising) * analysis::median(p[p.size() - 5].cycles);
-    };
-    while (rising() && 2 * curve.points.back().footprint_bytes <= farthest) {
-        const auto last = curve.points.back().footprint_bytes;
+    // class rule parts them. Such a curve goes on a doubling, to 5 x L2 within the buffer (the
+    // Hopper cards' last doubling: -2 % and 0 %; the drawn L2s that rose, level by 3.4-4.75 x L2).
+    const auto& p = curve.points;
+    const auto last = p.back().footprint_bytes;
+    const bool extended = p.size() > 4 && 2 * last <= ctx.layout.buffer_bytes - ctx.layout.evict_offset &&
+                          analysis::median(p.back().cycles) > (1 + kStillRising) * analysis::median(p[p.size() - 5].cycles);
+    if (extended) {
         for (const auto footprint : geometric(last, 2 * last, 4, 128))
             if (footprint > last) curve.points.push_back(ctx.runner.measure(spec, footprint));
+        ctx.runner.record(curve);
     }
-    const bool extended = curve.points.size() > geometric(8 * KiB, 5 * l2 / 2, 4, 128).size();
-    if (extended) ctx.runner.record(curve);
     const auto levels = analysis::interpret_hierarchy(curve, l2, true);
     ctx.scratch.curve = levels;
     model::LatencyCurve kept{.path = "l1"};
