@@ -39,16 +39,14 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
 // outliers, under 2 % of them) split into two classes of a fifth of them or
 // more, whose medians differ by 1.5 times or more, or by 1.3 times or more and
 // the faster class's median lies within 10 % of `faster_level_cycles` (0: none
-// known), or up to `slower_by` above it (hits of that level that pay something
-// more, as a translation miss), the slower class; else all. A fast class of no
-// known level that holds most of the loads is the plateau's own: all are kept.
-std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles,
-                                         double slower_by = 0.1);
+// known), the slower class; else all. A fast class of no known level that
+// holds most of the loads is the plateau's own: all are kept.
+std::vector<double> without_faster_level(const std::vector<double>& samples, double faster_level_cycles);
 // The same for a plateau measured at several footprints (`points`, by footprint): a faster
-// level's hits thin out as the ring outgrows it, so a fast class whose share holds from the
-// first footprint to the last, twice as long or longer, is the plateau's own level (loads
-// through near and far L2 slices to DRAM) and every sample is kept.
-std::vector<double> without_faster_level(const std::vector<SweepPoint>& points, double faster_level_cycles,
-                                         double slower_by = 0.1);
+// level's hits thin out as the ring outgrows it, so over a doubling or more the shares decide:
+// a fast class whose share holds from the first footprint to the last is the plateau's own
+// level (loads through near and far L2 slices to DRAM) and every sample is kept; one whose
+// share falls is left out, however many loads it holds.
+std::vector<double> without_faster_level(const std::vector<SweepPoint>& points, double faster_level_cycles);
 
 }  // namespace gpu_topology::analysis

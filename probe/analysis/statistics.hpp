@@ -11,8 +11,9 @@ double mean(std::span<const double> values);
 double quantile(std::span<const double> values, double q);
 inline double median(std::span<const double> values) { return quantile(values, 0.5); }
 // The standard error of the median of `values`, from their interquartile range: 1.2533 sigma /
-// sqrt(n), sigma = IQR / 1.349 (exact for normal samples; for uniform ones 7 % low). 0 for
-// samples that all fall on one value, as integer cycle counts of a steady load do.
+// sqrt(n), sigma = IQR / 1.349 (for normal samples as n grows; for uniform ones 7 % low; too low
+// where the median falls between two clusters of values). 0 for samples that all fall on one
+// value, as integer cycle counts of a steady load do.
 double median_standard_error(std::span<const double> values);
 
 struct LatencySummary {

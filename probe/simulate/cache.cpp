@@ -80,13 +80,21 @@ bool SetPlay::access(std::uint64_t line) {
         lru_at_[line] = recency_.insert(recency_.end(), line);
         return false;
     }
-    // A set holds tens of ways: a scan of them is cheaper than a hash map's upkeep.
-    if (std::find(slots_.begin(), slots_.end(), line) != slots_.end()) return true;
+    // Sets of tens of ways are scanned, cheaper than a hash map's upkeep; a few descriptions
+    // have sets of thousands (a small L1 of one set), which a map serves.
+    const bool scan = ways_ <= kScannedWays;
+    if (scan ? std::find(slots_.begin(), slots_.end(), line) != slots_.end() : slot_of_.count(line) != 0) return true;
     if (slots_.size() < ways_) {
+        if (!scan) slot_of_[line] = slots_.size();
         slots_.push_back(line);
         return false;
     }
-    slots_[random_.below(slots_.size())] = line;
+    const std::size_t victim = random_.below(slots_.size());
+    if (!scan) {
+        slot_of_.erase(slots_[victim]);
+        slot_of_[line] = victim;
+    }
+    slots_[victim] = line;
     return false;
 }
 

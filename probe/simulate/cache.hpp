@@ -68,7 +68,9 @@ private:
     Replacement policy_;
     Random random_;
     std::list<std::uint64_t> recency_;  // LRU: least recent first
+    static constexpr std::uint64_t kScannedWays = 128;  // random: sets up to this many ways are scanned
     std::vector<std::uint64_t> slots_;  // random: the lines held
+    std::unordered_map<std::uint64_t, std::size_t> slot_of_;  // random, more ways than are scanned: line -> slot
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> lru_at_;
 };
 

@@ -114,7 +114,7 @@ std::uint32_t dense_stride(const LineAnswer& answer, std::uint32_t ring_stride) 
         return double(span) <= double(least->span_bytes) + std::max(0.02 * double(least->span_bytes), 4.0 * KiB);
     };
     if (within(at_ring->span_bytes)) return ring_stride;
-    if (answer.line && answer.line->line_bytes < ring_stride) return answer.line->line_bytes;
+    if (answer.line) return std::min(answer.line->line_bytes, ring_stride);
     std::uint32_t widest = least->stride_bytes;
     for (const auto& s : spans)
         if (s.stride_bytes < ring_stride && within(s.span_bytes)) widest = std::max(widest, s.stride_bytes);

@@ -94,9 +94,9 @@ inline constexpr std::uint32_t kUnifiedRingStride = 128;
 
 // The widest stride at which rings fill every line they touch, up to `ring_stride`: the ring
 // stride, unless a narrower stride spans less (by more than 2 %, at least 4 KiB); then the
-// measured line, or where the spans show none (a hashed index grows them unevenly), the widest
-// narrower stride that spans as little as the narrowest. Wider rings leave part of each line
-// empty and fit more than the cache holds.
+// measured line (at most the ring stride), or where the spans show none (a hashed index grows
+// them unevenly), the widest narrower stride that spans as little as the one that spans least.
+// Wider rings leave part of each line empty and fit more than the cache holds.
 std::uint32_t dense_stride(const LineAnswer& line, std::uint32_t ring_stride = kUnifiedRingStride);
 
 // How a unified-L1 path is sized: stride 128 B (or `stride_bytes`), from a 4 KiB all-hit ring, to 1 KiB.

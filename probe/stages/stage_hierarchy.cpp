@@ -80,7 +80,8 @@ model::Result plateau_latency(const std::optional<analysis::Plateau>& plateau, c
                                            std::to_string(samples.size() - kept.size()) + " of " +
                                            std::to_string(samples.size()) + ") left out");
     // A plateau still rising as its ring grows blends in hits of a faster level that evicts at
-    // random; where classes overlap, leaving them out cannot part them.
+    // random. Judged on all its loads, even where a faster class was left out: where the classes
+    // overlap (DRAM's spread reaching down to L2's hits), leaving one out cannot part them.
     if (!plateau->flat())
         std::get<model::LatencyEstimate>(result).doubt =
             "its points' medians run from " + util::format_number(plateau->lowest_p50) + " to " +
@@ -101,12 +102,14 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     auto curve = ctx.runner.run(spec, geometric(8 * KiB, 5 * l2 / 2, 4, 128));
     // A curve still rising over its last doubling has not reached DRAM: an L2 that evicts at
     // random keeps hitting well past its size, and where its hits and DRAM's loads overlap no
-    // class rule parts them. Such a curve goes on a doubling, to 5 x L2 within the buffer (the
-    // Hopper cards' last doubling: -2 % and 0 %; the drawn L2s that rose, level by 3.4-4.75 x L2).
-    const auto& p = curve.points;
-    const auto last = p.back().footprint_bytes;
-    const bool extended = p.size() > 4 && 2 * last <= ctx.layout.buffer_bytes - ctx.layout.evict_offset &&
-                          analysis::median(p.back().cycles) > (1 + kStillRising) * analysis::median(p[p.size() - 5].cycles);
+    // class rule parts them. Such a curve goes on a doubling, to 4.2-5 x L2, short of the
+    // buffer's fresh region (the Hopper cards' last doubling: -2 % and 0 %; the drawn L2s that
+    // rose levelled by 3.4-4.75 x L2).
+    const auto& measured = curve.points;
+    const auto last = measured.back().footprint_bytes;
+    const bool extended = measured.size() > 4 && 2 * last <= ctx.layout.fresh_offset &&
+                          analysis::median(measured.back().cycles) >
+                              (1 + kStillRising) * analysis::median(measured[measured.size() - 5].cycles);
     if (extended) {
         for (const auto footprint : geometric(last, 2 * last, 4, 128))
             if (footprint > last) curve.points.push_back(ctx.runner.measure(spec, footprint));
@@ -129,8 +132,12 @@ void run_hierarchy_curve(ProbeContext& ctx) {
 
     const double u = ctx.scratch.timer_uncertainty;
     const double near_cycles = ctx.scratch.l2_latency ? ctx.scratch.l2_latency->summary.p50 : 0;
+    const bool far_from_l2_size = levels.l2_far && double(levels.l2_far->first_bytes) > 0.9 * double(l2);
     const auto far = plateau_latency(levels.l2_far, curve, u,
-                                     "plateau of the hierarchy curve after the near-L2 plateau, inside the API's L2 size",
+                                     far_from_l2_size ? "plateau of the hierarchy curve after the near-L2 plateau, from the "
+                                                        "API's L2 size on, a slower plateau after it"
+                                                      : "plateau of the hierarchy curve after the near-L2 plateau, inside "
+                                                        "the API's L2 size",
                                      "the latency curve shows no second plateau inside L2", near_cycles);
     ctx.set(id("L2_FAR_LATENCY_CYCLES"), far);
     const auto* far_latency = std::get_if<model::LatencyEstimate>(&far);

@@ -50,9 +50,9 @@ struct ProbeOptions {
 using util::KiB;
 using util::MiB;
 
-// The engine's one buffer: rings from offset 0 up to 2.5x L2, a region to evict
-// L2 with, and fresh regions near the top that no chase touches before its
-// first touch.
+// The engine's one buffer: rings from offset 0 up to 2.5x L2 (the hierarchy curve up to 5x L2
+// where the buffer holds it), a region to evict L2 with, and fresh regions near the top that no
+// chase touches before its first touch.
 struct BufferLayout {
     std::size_t evict_offset = 64 * MiB;
     // Rings of the TLB stage, from offset 0: 1.5 GiB, or a quarter of a small device's memory.

@@ -370,15 +370,32 @@ TEST(Hierarchy, PlateausFromTheL2SizeOnAreLevelsNotBlends) {
     EXPECT_NEAR(last.dram->latency.p50, 666, 3);
     // A segment from the L2 size on that rises as its ring grows is a blend, not a level.
     const auto rising = interpret_hierarchy(
-        curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 560 + 1.5 * mib : 951; }), l2, true);
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 500 + 3 * mib : 951; }), l2, true);
     EXPECT_FALSE(rising.l2_far);
-    // DRAM reached through an L2 that evicts at random: past the L2 size the curve rises from 850
-    // to 951 cycles, too gently for a change point, then levels; the plateau is its flat end.
+    ASSERT_TRUE(rising.dram);
+    // A uniform L2's level piece just past its size (a step of 1.2 over near L2, not a far part's).
+    const auto uniform = interpret_hierarchy(
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 110 ? 460 : 951; }), l2, true);
+    EXPECT_FALSE(uniform.l2_far);
+    // DRAM reached through an L2 that evicts at random: past the L2 size the curve rises from 700
+    // to 951 cycles, in steps too small for a level of their own, then levels; the plateau is its
+    // flat end.
     const auto reached = interpret_hierarchy(
-        curve_of([](double mib) { return mib < 60 ? 383 : mib < 100 ? 850 + 101 * (mib - 60) / 40 : 951; }), l2, true);
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 100 ? 700 + 251 * (mib - 60) / 40 : 951; }), l2, true);
     ASSERT_TRUE(reached.dram);
     EXPECT_NEAR(reached.dram->latency.p50, 951, 3);
     EXPECT_TRUE(reached.dram->flat());
+    // A rise within 10 % of the level (850 to 951) stays in the plateau, which is then not flat:
+    // the stage does not vouch for its latency.
+    const auto gentle = interpret_hierarchy(
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 100 ? 850 + 101 * (mib - 60) / 40 : 951; }), l2, true);
+    ASSERT_TRUE(gentle.dram);
+    EXPECT_FALSE(gentle.dram->flat());
+    // One slow point at the curve's end (a disturbed launch) stays an edge of the plateau, not half of it.
+    const auto disturbed = interpret_hierarchy(
+        curve_of([](double mib) { return mib < 60 ? 383 : mib < 150 ? 690 : 760; }), l2, true);
+    ASSERT_TRUE(disturbed.dram);
+    EXPECT_NEAR(disturbed.dram->latency.p50, 690, 3);
 }
 
 // --- a plateau's own loads and a faster level's ------------------------------------
@@ -411,6 +428,10 @@ TEST(WithoutFasterLevel, MostLoadsInAClassOfNoKnownLevelAreThePlateausOwn) {
     EXPECT_EQ(without_faster_level(far_and_misses(0.8), 395).size(), 512u);
     // The same classes with the fast one a minority: hits of a level before the plateau's own.
     EXPECT_EQ(without_faster_level(far_and_misses(0.3), 395).size(), 512u - 154u);
+    // Over a doubling the shares decide: a majority of far hits that thins out from 80 to 55 % is
+    // a faster level's, left out.
+    const std::vector<SweepPoint> thinning{{64 << 20, far_and_misses(0.8)}, {128 << 20, far_and_misses(0.55)}};
+    for (const double c : without_faster_level(thinning, 395)) EXPECT_GE(c, 1473.0);
 }
 
 TEST(WithoutFasterLevel, HitsThatThinOutAsTheRingGrowsAreLeftOut) {

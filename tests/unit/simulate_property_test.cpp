@@ -185,8 +185,9 @@ private:
         // and both well under near L2.
         const double l1 = std::round(between(std::min(0.5 * l1_hit, 0.4 * near), std::min(2 * l1_hit, 0.4 * near)));
         c["l1"]["hit_latency_cycles"] = cited(l1);
+        // (l1 <= 0.4 near, so 1.4 l1 stays under 0.6 near.)
         const double slowest = 0.6 * near, fastest = std::max(1.4 * l1, std::min(2.5 * l1_hit, slowest));
-        const double l15 = std::round(between(fastest, std::max(fastest, slowest)));
+        const double l15 = std::round(between(fastest, slowest));
         if (random_.chance(0.5)) c["l15"]["bytes_at_least"] = cited(65536);
         else c["l15"]["bytes"] = cited(double(pow2(8 * l1_bytes, 32 * KiB)));
         c["l15"]["line_bytes"] = cited(256);

@@ -235,6 +235,10 @@ TEST(StageLines, RingsSizeCachesAtAStrideThatFillsEveryLine) {
     // A 64 B line behind a hashed index (draw 7032): spans grow unevenly, no line is found, and
     // rings 128 B apart fit 1.48 times the cache.
     EXPECT_EQ(dense({{32, 221184}, {64, 220160}, {128, 325632}, {256, 718848}, {512, 1212416}}), 64u);
+    // A measured line wins over the spans' fallback: 64 B, though 32 B spans 5 % less; 128 B, though
+    // narrower strides span less.
+    EXPECT_EQ(dense({{32, 190 * KiB}, {64, 200 * KiB}, {128, 400 * KiB}}, 64), 64u);
+    EXPECT_EQ(dense({{32, 190 * KiB}, {64, 200 * KiB}, {128, 240 * KiB}}, 128), 128u);
     // Within 2 % (at least 4 KiB) counts as alike; no narrower span, nothing to compare.
     EXPECT_EQ(dense({{32, 200 * KiB}, {64, 200 * KiB}, {128, 203 * KiB}}), 128u);
     EXPECT_EQ(dense({{128, 200 * KiB}, {256, 400 * KiB}}), 128u);
