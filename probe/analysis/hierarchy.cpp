@@ -108,7 +108,7 @@ Hierarchy interpret_hierarchy(const Sweep& curve, std::uint64_t api_l2_bytes, bo
     if (double(curve.points[b].footprint_bytes) >= double(api_l2_bytes) * 0.95 && next < segments.size()) {
         // Reached through hits of an L2 that evicts at random, the segment begins with their
         // blend, rising: leading points well below the rest's level (by twice a plateau's
-        // spread; a real H200's DRAM points wander by 6 %) are left out, three kept.
+        // spread; a recorded H200 curve's DRAM points wander by 8 %) are left out, three kept.
         std::size_t first = b;
         while (e - first > 3 &&
                median_at(curve, first) < (1 - 2 * Plateau::kFlatWithin) * median(pool(curve, first + 1, e)))
