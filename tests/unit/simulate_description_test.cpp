@@ -91,6 +91,10 @@ TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
                  {"unified_l1.sets", "power of two", "6"});
     // Clusters belong to compute capability 9.0 and newer.
     expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
+    // A constant L1.5 a few percent slower than the L1 (17 cycles) would be sized as the L1.
+    expect_error(edited(R"("hit_latency_cycles": {"value": 106,)", R"("hit_latency_cycles": {"value": 23,)"),
+                 {"constant.l15.hit_latency_cycles", "1.4 times", "17 cycles"});
+    EXPECT_EQ(error_of(edited(R"("hit_latency_cycles": {"value": 106,)", R"("hit_latency_cycles": {"value": 24,)")), "");
 }
 
 // What a description says of the device is what a profile may hold (model/quantities.hpp): a value
