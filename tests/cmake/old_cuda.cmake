@@ -8,7 +8,9 @@ set(old "${WORK}/cuda-11.8")
 file(MAKE_DIRECTORY "${old}/bin")
 file(CREATE_LINK "${CUDA_INCLUDE_DIR}" "${old}/include" SYMBOLIC)
 file(CREATE_LINK "${CUDA_LIBRARY_DIR}" "${old}/lib64" SYMBOLIC)
+# Every call is logged beside it, so that the test sees what the configure asked of it.
 file(WRITE "${old}/bin/nvcc" [=[#!/bin/sh
+echo "$*" >> "$(dirname "$0")/calls.log"
 case "$*" in
 *--version*) echo "nvcc: NVIDIA (R) Cuda compiler driver"; echo "Cuda compilation tools, release 11.8, V11.8.89" ;;
 *) echo "stand-in nvcc of CUDA 11.8 asked to: $*" >&2; exit 1 ;;
@@ -20,3 +22,11 @@ configure(fail "${example}" "${WORK}/consumer")
 expect_in("${output}" "the CUDA toolkit found (${old}/bin/nvcc) is 11.8.89, and the probe's kernels need CUDA 12.0 or later"
           "choose a stored profile with GPU_TOPOLOGY_PROFILE")
 expect_not_in("${output}" "stand-in nvcc of CUDA 11.8 asked to: -")
+# It was asked its version, and never to compile.
+file(STRINGS "${old}/bin/calls.log" calls)
+expect_in("${calls}" "--version")
+foreach(call IN LISTS calls)
+  if(call MATCHES "(^| )(-c|-o|-ptx|-cubin|-fatbin|-arch|-gencode|--generate-code)( |=|$)|\\.cu( |$)")
+    message(FATAL_ERROR "the configure asked the CUDA 11.8 nvcc to compile: ${call}")
+  endif()
+endforeach()
