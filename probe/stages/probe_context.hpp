@@ -6,6 +6,7 @@
 #include "cache_family.hpp"
 #include "stages.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -73,6 +74,14 @@ struct ProbeContext {
 
     std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
     std::uint64_t l1_search_bound() const { return stages::l1_search_bound(facts); }
+    // Where the first touches of unified path `i` (kUnifiedL1Paths[i], i >= 1) begin: near the
+    // buffer's top, below the path's reach (a texture of 2^27 texels of 8 B reaches 1 GiB, less
+    // than a buffer of 1.5 GiB), a MiB apart. Rings through L1 stay below every one of them.
+    std::size_t unified_first_touch_offset(std::size_t i) const {
+        const std::size_t below_top = layout.buffer_bytes - layout.fresh_offset;
+        const std::size_t top = std::min<std::size_t>(layout.buffer_bytes, runner.engine().ring_capacity(kUnifiedL1Paths[i].path));
+        return std::max(top, below_top) - below_top + i * MiB;
+    }
     // Sets a quantity of the running stage. Another stage's quantity is a probe bug:
     // the list (model/quantities.hpp) says which stage answers for each, and the
     // runner marks what a skipped or failed stage would have set by that.

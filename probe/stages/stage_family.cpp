@@ -30,14 +30,8 @@ void cross_check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache) 
 void run_texture_readonly(ProbeContext& ctx) {
     std::erase_if(ctx.scratch.unified, [](const CacheResult& c) { return c.row != &kUnifiedL1Paths[0]; });
     for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) {
-        // First touches near the buffer's top, below the path's reach: a texture reaches 2^27 texels
-        // of 8 B (1 GiB) on some GPUs, less than a buffer of 1.5 GiB. Nothing chased that far
-        // through L1 before: L1 rings lie at the bottom, the others bypass L1.
-        const std::size_t below_top = ctx.layout.buffer_bytes - ctx.layout.fresh_offset;
-        const std::size_t top =
-            std::min(ctx.layout.buffer_bytes, ctx.runner.engine().ring_capacity(kUnifiedL1Paths[i].path));
-        const std::size_t fresh = std::max(top, below_top) - below_top + i * MiB;
-        const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = fresh,
+        // Nothing chased that far through L1 before: L1 rings stay below it, the others bypass L1.
+        const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = ctx.unified_first_touch_offset(i),
                               .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);

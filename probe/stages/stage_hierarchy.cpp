@@ -102,12 +102,14 @@ void run_hierarchy_curve(ProbeContext& ctx) {
     auto curve = ctx.runner.run(spec, geometric(8 * KiB, 5 * l2 / 2, 4, 128));
     // A curve still rising over its last doubling has not reached DRAM: an L2 that evicts at
     // random keeps hitting well past its size, and where its hits and DRAM's loads overlap no
-    // class rule parts them. Such a curve goes on a doubling, to 4.2-5 x L2, short of the
-    // buffer's fresh region (the Hopper cards' last doubling: -2 % and 0 %; the drawn L2s that
+    // class rule parts them. Such a curve goes on a doubling, to 4.2-5 x L2, short of the regions
+    // first touches need fresh (the Hopper cards' last doubling: -2 % and 0 %; the drawn L2s that
     // rose levelled by 3.4-4.75 x L2).
     const auto& measured = curve.points;
     const auto last = measured.back().footprint_bytes;
-    const bool extended = measured.size() > 4 && 2 * last <= ctx.layout.fresh_offset &&
+    std::size_t untouched = ctx.layout.fresh_offset;  // below every region a first touch needs fresh
+    for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) untouched = std::min(untouched, ctx.unified_first_touch_offset(i));
+    const bool extended = measured.size() > 4 && 2 * last <= untouched &&
                           analysis::median(measured.back().cycles) >
                               (1 + kStillRising) * analysis::median(measured[measured.size() - 5].cycles);
     if (extended) {
