@@ -26,7 +26,6 @@ constexpr std::size_t kMaxText = 1024;      // a cite, a note, a source's title
 constexpr std::size_t kMaxSources = 64;
 constexpr std::size_t kMaxListEntries = 64;  // supported sizes, steps, exceptions, TLB levels
 constexpr std::size_t kMaxReportedErrors = 40;
-constexpr double kL15OverConstantL1 = 1.4;  // the constant L1.5's latency over the L1's, at least
 
 bool is_power_of_two(double v) {
     if (!(v >= 1) || v != std::floor(v) || v > 9007199254740992.0) return false;
@@ -649,10 +648,9 @@ void check_physics(Reader& r, const Architecture& a) {
     if (u.l1.hit_cycles >= a.l2.near.cycles) r.fail("unified_l1.hit_latency_cycles", "must be below the L2 latency");
     const double slowest_l2 = a.l2.far ? a.l2.far->cycles : a.l2.near.cycles;
     if (a.dram.latency.cycles <= slowest_l2) r.fail("dram.latency_cycles", "must exceed the L2 latencies");
-    // An L1.5 closer to the constant L1 looks like the same level to the capacity search, which
-    // would size the L1.5 as the L1 (the cards described: 1.46-6 x).
-    if (a.constant.described && a.constant.l15_hit.cycles < kL15OverConstantL1 * a.constant.l1_hit.cycles)
-        r.fail("constant.l15.hit_latency_cycles", "must be at least 1.4 times the constant L1's (" +
+    if (a.constant.described && a.constant.l15_hit.cycles < kLeastL15OverConstantL1 * a.constant.l1_hit.cycles)
+        r.fail("constant.l15.hit_latency_cycles", "must be at least " + util::format_number(kLeastL15OverConstantL1) +
+                                                      " times the constant L1's (" +
                                                       util::format_number(a.constant.l1_hit.cycles) + " cycles)");
     if (a.cluster && a.facts.cc_major < 9) r.fail("cluster", "clusters need compute capability 9.0 or newer");
 }

@@ -23,6 +23,10 @@
 
 namespace gpu_topology::simulate {
 
+// A described constant L1.5 is at least this many times as slow as the constant L1 (the cards
+// described: 1.46-6): closer, the capacity search takes the two for one level.
+inline constexpr double kLeastL15OverConstantL1 = 1.4;
+
 inline constexpr std::string_view kArchitectureSchema = "gpu-topology-arch/1";
 // A description is a few kilobytes; the bound keeps a hostile one from costing memory.
 inline constexpr std::uintmax_t kMaxDescriptionBytes = 1 << 20;

@@ -181,12 +181,14 @@ private:
         c["l1"]["line_bytes"] = cited(double(pow2(32, 128)));
         c["l1"]["ways"] = cited(0);
         c["l1"]["index"] = cited("modulo");
-        // The L1.5 at least 1.4 times as slow as the constant L1 (the cards described: 1.46-6),
-        // and both well under near L2.
+        // The L1.5 at least as much slower than the constant L1 as the reader asks, and both well
+        // under near L2.
         const double l1 = std::round(between(std::min(0.5 * l1_hit, 0.4 * near), std::min(2 * l1_hit, 0.4 * near)));
         c["l1"]["hit_latency_cycles"] = cited(l1);
         // (l1 <= 0.4 near, so 1.4 l1 stays under 0.6 near.)
-        const double slowest = 0.6 * near, fastest = std::max(1.4 * l1, std::min(2.5 * l1_hit, slowest));
+        static_assert(simulate::kLeastL15OverConstantL1 * 0.4 < 0.6);
+        const double slowest = 0.6 * near,
+                     fastest = std::max(simulate::kLeastL15OverConstantL1 * l1, std::min(2.5 * l1_hit, slowest));
         const double l15 = std::round(between(fastest, slowest));
         if (random_.chance(0.5)) c["l15"]["bytes_at_least"] = cited(65536);
         else c["l15"]["bytes"] = cited(double(pow2(8 * l1_bytes, 32 * KiB)));
