@@ -1,8 +1,8 @@
-// explore_common.cuh: what the standalone explorations (explore_beyond.cu, explore_trust.cu,
-// explore_tlb_sharing.cu) share: checked CUDA calls, RAII for device memory and events, timed
-// progress on stderr, tables printed aligned to stdout and written as one CSV per section, a
-// median, and the device clocks (the probe's own, probe/kernels/device_clocks.cuh). Included by
-// each; not part of the build.
+// explore_common.cuh: what the standalone bench programs (user_kernels.cu, path_latencies.cu,
+// explore_tlb_sharing.cu, l1_miss_sources.cu, resident_blocks.cu) share: checked CUDA calls, RAII
+// for device memory and events, timed progress on stderr, tables printed aligned to stdout and
+// written as one CSV per section, a median, and the device clocks (the probe's own,
+// probe/kernels/device_clocks.cuh). Included by each; not part of the build.
 #pragma once
 
 #include "../probe/kernels/device_clocks.cuh"

@@ -7,6 +7,8 @@
 #   record       that probe with --record and --raw: the card's stored-profile candidate, its engine
 #                log for the CPU replay tests and its sweeps; the log replayed here and compared
 #   independent  bench/user_kernels.cu beside the recorded profile (bench/compare_user_kernels.py)
+#   latencies    bench/path_latencies.cu beside the recorded profile: each path's latency as a whole
+#                chain of dependent loads times it (bench/compare_path_latencies.py)
 #   stencil      examples/stencil3d --search over grids the stencil model was not fitted on
 #                (bench/stencil_grids.py draws them; STENCIL_DRAWS picks the sets)
 #   remeasure    the installed package's examples/minimal: configure (it measures), then
@@ -82,6 +84,17 @@ phase_independent() {
   "$W/user_kernels" --out "$W/uk" > "$W/uk/tables.txt" 2> "$W/uk/progress.txt"; echo "user_kernels rc=$?"
   python3 bench/compare_user_kernels.py "$W/record/${CARD}_probe.json" "$W/uk" | tee "$W/uk/compare.txt" | tail -32
   tar czf "$RESULT/$CARD-independent.tgz" -C "$W" uk
+}
+
+phase_latencies() {
+  mkdir -p "$W/lat"
+  nvcc -std=c++17 -O3 -arch=sm_90 bench/path_latencies.cu -o "$W/path_latencies" || return 1
+  "$W/path_latencies" --out "$W/lat" > "$W/lat/table.txt" 2> "$W/lat/progress.txt"; echo "path_latencies rc=$?"
+  "$(probe_of_readme)" docs --list > "$W/lat/quantities.txt"
+  echo "-- against this run's profile"
+  python3 bench/compare_path_latencies.py "$W/record/${CARD}_probe.json" "$W/lat/latency.csv" "$W/lat/quantities.txt" \
+    | tee "$W/lat/compare.txt"
+  tar czf "$RESULT/$CARD-latencies.tgz" -C "$W" lat
 }
 
 phase_stencil() {

@@ -91,10 +91,10 @@ TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
                  {"unified_l1.sets", "power of two", "6"});
     // Clusters belong to compute capability 9.0 and newer.
     expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
-    // A constant L1.5 a few percent slower than the L1 (17 cycles) would be sized as the L1.
-    expect_error(edited(R"("hit_latency_cycles": {"value": 106,)", R"("hit_latency_cycles": {"value": 23,)"),
-                 {"constant.l15.hit_latency_cycles", "1.4 times", "17 cycles"});
-    EXPECT_EQ(error_of(edited(R"("hit_latency_cycles": {"value": 106,)", R"("hit_latency_cycles": {"value": 24,)")), "");
+    // A constant L1.5 a few percent slower than the L1 (29 cycles) would be sized as the L1.
+    expect_error(edited(R"("hit_latency_cycles": {"value": 98,)", R"("hit_latency_cycles": {"value": 40,)"),
+                 {"constant.l15.hit_latency_cycles", "1.4 times", "29 cycles"});
+    EXPECT_EQ(error_of(edited(R"("hit_latency_cycles": {"value": 98,)", R"("hit_latency_cycles": {"value": 41,)")), "");
 }
 
 // What a description says of the device is what a profile may hold (model/quantities.hpp): a value
@@ -129,8 +129,8 @@ TEST(SimulateDescription, WhatTheSimulatorCannotPlayIsRefused) {
                                R"x("replacement": {"value": "random", "cite": "accel-sim: dl2 replacement L (LRU)"})x")),
                  {"l2.replacement", "random replacement", "ways a set"});
     // Allowances name quantities of a profile and allow something; notes are texts.
-    expect_error(edited(R"("TEXTURE_LATENCY_CYCLES": {"at_least")", R"("TEXTURE_LATENCY_CYCLEZ": {"at_least")"),
-                 {"allowances.TEXTURE_LATENCY_CYCLEZ", "no quantity"});
+    expect_error(edited(R"("L2_DRAM_FETCH_BYTES": {"at_least")", R"("L2_DRAM_FETCH_BYTEZ": {"at_least")"),
+                 {"allowances.L2_DRAM_FETCH_BYTEZ", "no quantity"});
     expect_error(edited(R"(  "notes": [
 )", R"(  "notes": [
     null,
