@@ -96,9 +96,11 @@ void run_l2_size(ProbeContext& ctx) {
 void run_l2_line(ProbeContext& ctx) {
     const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 line (capacity span per stride)");
-    // From the DRAM fetch granularity (a line holds at least one fetch), at most 64 B, to 256 B.
+    // From the DRAM fetch granularity (a line holds at least one fetch), at most 64 B, to 256 B. A
+    // granularity that is no power of two is no line's: the gap between delayed loads, not fetches.
     std::uint32_t first = 64;
-    if (ctx.scratch.l2_fetch && ctx.scratch.l2_fetch->bytes >= 32) first = std::min(first, ctx.scratch.l2_fetch->bytes);
+    if (const auto& fetch = ctx.scratch.l2_fetch; fetch && fetch->bytes >= 32 && std::has_single_bit(fetch->bytes))
+        first = std::min(first, fetch->bytes);
     std::vector<std::uint32_t> strides;
     for (std::uint32_t s = first; s <= 256; s *= 2) strides.push_back(s);
     ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), strides,
