@@ -5,6 +5,11 @@ include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 # code for this GPU (never nvcc's default run as JIT-compiled PTX), so on cc >= 9.0 the
 # cluster facts are measured; the README's second configure builds nothing.
 skip_without_gpu()
+find_program(cuobjdump cuobjdump HINTS "${CUDA_BIN_DIR}" NO_CACHE)
+if(NOT cuobjdump)  # a toolkit installed without it: nothing here can read the probe's machine code
+  message("GPU_TOPOLOGY_SKIPPED: no cuobjdump in ${CUDA_BIN_DIR} or on the PATH to list the probe's machine code")
+  return()
+endif()
 write_project("${WORK}/project" [=[
 enable_language(CUDA)
 add_library(kernels INTERFACE)
@@ -25,7 +30,6 @@ set(major "${CMAKE_MATCH_1}")
 string(REGEX MATCH "fact CC_MINOR=([0-9]+)" ignored "${configured}")
 set(sm "sm_${major}${CMAKE_MATCH_1}")
 # Machine code for this GPU in the probe that measured.
-find_program(cuobjdump cuobjdump HINTS "${CUDA_BIN_DIR}" NO_CACHE REQUIRED)
 set(probe "${WORK}/build/_gpu_topology/probe-measure/gpu-topology-probe")
 run(ok "${cuobjdump}" --list-elf "${probe}")
 message(STATUS "the probe's machine code:\n${output}")
