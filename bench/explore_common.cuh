@@ -208,3 +208,20 @@ __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* 
     while (global_ns() < end) ++spins;
     if (spins == 0) *sink = spins;
 }
+
+// Device 0's properties, named on stdout, its SM clock raised out of idle by 0.3 s of spinning;
+// exits 77 (what CTest takes for "skipped") where there is no CUDA device.
+static cudaDeviceProp open_device(const char* program) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        std::fprintf(stderr, "%s: no CUDA device\n", program);
+        std::exit(77);
+    }
+    cudaDeviceProp prop{};
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major, prop.minor);
+    auto sink = device_alloc<unsigned long long>(1);
+    spin_kernel<<<prop.multiProcessorCount, 32>>>(300'000'000ull, sink.get());
+    CHECK_LAUNCH();
+    return prop;
+}

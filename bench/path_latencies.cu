@@ -337,17 +337,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "path_latencies: --runs must be at least 1\n");
         return 2;
     }
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "path_latencies: no CUDA device\n");
-        return 77;
-    }
-    cudaDeviceProp prop{};
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major, prop.minor);
-    auto sink = device_alloc<unsigned long long>(1);
-    spin_kernel<<<prop.multiProcessorCount, 32>>>(300'000'000ull, sink.get());  // the clock leaves idle
-    CHECK_LAUNCH();
+    const cudaDeviceProp prop = open_device("path_latencies");
 
     Section section("latency");
     Table& table = section.table("latency", {"quantity", "footprint_bytes", "runs", "median", "least", "most", "what"});

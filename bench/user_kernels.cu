@@ -591,17 +591,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "user_kernels: no CUDA device\n");
-        return 77;
-    }
-    cudaDeviceProp prop{};
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major, prop.minor);
-    auto sink = device_alloc<unsigned long long>(1);
-    spin_kernel<<<prop.multiProcessorCount, 32>>>(300'000'000ull, sink.get());  // the clock leaves idle
-    CHECK_LAUNCH();
+    const cudaDeviceProp prop = open_device("user_kernels");
     if (sections.find("l1") != std::string::npos) l1_section(out_dir, explore);
     if (sections.find("bandwidth") != std::string::npos) bandwidth_section(out_dir, prop.multiProcessorCount);
     if (sections.find("tlb") != std::string::npos) tlb_section(out_dir);
