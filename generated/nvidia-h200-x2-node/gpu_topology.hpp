@@ -16,12 +16,12 @@
  * and helpers are GPUTopology's static headers, <gpu_topology/...>, the same for
  * every GPU; the helpers that read facts open this namespace too.
  */
-#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_cdf68542ff9173a3)
+#if defined(GPU_TOPOLOGY_HPP) && !defined(GPU_TOPOLOGY_PROFILE_p_1bb60c360cf297de)
 #error "this translation unit already includes the gpu_topology.hpp of another profile: one translation unit holds the facts of one GPU; compile each GPU's code in a translation unit of its own and link them"
 #endif
 #ifndef GPU_TOPOLOGY_HPP
 #define GPU_TOPOLOGY_HPP
-#define GPU_TOPOLOGY_PROFILE_p_cdf68542ff9173a3 1
+#define GPU_TOPOLOGY_PROFILE_p_1bb60c360cf297de 1
 
 #define GPU_TOPOLOGY_SCHEMA "gpu-topology/2"
 #define GPU_TOPOLOGY_PROBE_VERSION "1.0.0"
@@ -32,7 +32,7 @@
 #define GPU_TOPOLOGY_PROFILE_IS_STORED 1
 /* The namespace of these facts: p_ and a hash of this header, so a header that
  * differs in anything names another. */
-#define GPU_TOPOLOGY_PROFILE_NS p_cdf68542ff9173a3
+#define GPU_TOPOLOGY_PROFILE_NS p_1bb60c360cf297de
 
 /* One macro per known quantity; <NAME>_IS_LOWER_BOUND when only a lower bound is
  * known, <NAME>_UNMEASURED when it is not known at all. */
@@ -128,7 +128,7 @@
 #endif
 #include <gpu_topology/version.hpp>
 #if GPU_TOPOLOGY_VERSION_MAJOR != 1 || GPU_TOPOLOGY_VERSION_MINOR < 3
-#error "gpu_topology.hpp was rendered by GPUTopology 1.3.0 for its static headers <gpu_topology/...> of version 1.3 or a later 1.x; the include path gives another version (GPU_TOPOLOGY_VERSION_MAJOR, _MINOR): put the include directory of the GPUTopology that rendered it first, or render it again"
+#error "gpu_topology.hpp was rendered by GPUTopology 1.3.1 for its static headers <gpu_topology/...> of version 1.3 or a later 1.x; the include path gives another version (GPU_TOPOLOGY_VERSION_MAJOR, _MINOR): put the include directory of the GPUTopology that rendered it first, or render it again"
 #endif
 #include <gpu_topology/tiling.hpp>
 #include <gpu_topology/types.hpp>

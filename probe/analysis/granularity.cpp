@@ -34,18 +34,24 @@ std::optional<double> two_class_threshold(std::span<const double> samples) {
 namespace {
 
 // Fetches recur at one distance: most gaps between them are the same. Loads that
-// interrupts or clock changes delayed by thousands of cycles lie anywhere.
+// interrupts or clock changes delayed by thousands of cycles lie anywhere, and are
+// few: fewer than fetches of the largest granularity a first touch is read for would
+// leave.
 constexpr double kFetchGapsAgree = 0.5;
+constexpr std::uint32_t kLargestFetchBytes = 1024;
 constexpr int kMostSlowClassesLeftOut = 3;
 
 }  // namespace
 
 // The two-class threshold of the samples, leaving out a slow class that cannot be
-// the fetches: too small (one or two delayed loads), or gaps with no common
-// distance (a few delayed loads: drawn GPUs with rare outliers gave four among
-// 1024 first touches, and the gap between two of them became the "granularity").
-// At most three classes are left out; the last threshold stands.
+// the fetches: one or two loads, or a few whose gaps agree on no distance (drawn
+// GPUs with rare outliers gave four among 1024 first touches 8 B apart, and the gap
+// between two of them became the "granularity"). A large class with irregular gaps
+// stays: it may be fetches blurred by noise, and its answer is doubted downstream,
+// where a level below it could look regular and be vouched for. At most three
+// classes are left out; the last threshold stands.
 std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std::uint32_t stride_bytes) {
+    const auto fewer_than_fetches = static_cast<std::ptrdiff_t>(cycles.size() * stride_bytes / kLargestFetchBytes);
     std::vector<double> kept(cycles.begin(), cycles.end());
     for (int round = 0;; ++round) {
         const auto threshold = two_class_threshold(kept);
@@ -53,7 +59,8 @@ std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std
         const auto slow = std::count_if(kept.begin(), kept.end(), [&](double c) { return c > *threshold; });
         if (slow >= 3 || round == kMostSlowClassesLeftOut) {
             auto answer = fetch_granularity(cycles, stride_bytes, *threshold);
-            if (!answer || answer->confidence >= kFetchGapsAgree || round == kMostSlowClassesLeftOut) return answer;
+            const bool delayed_loads = answer && slow < fewer_than_fetches && answer->confidence <= kFetchGapsAgree;
+            if (!delayed_loads || round == kMostSlowClassesLeftOut) return answer;
         }
         std::erase_if(kept, [&](double c) { return c > *threshold; });
     }

@@ -23,8 +23,10 @@ void cross_check_fetches_served_by(ProbeContext& ctx, const CacheResult& cache) 
     ctx.cross_check({.name = std::string(cache.key()) + ": first-touch fetches are served by " + cache.miss_level,
                .expected = miss, .measured = cache.sector->slow_p50, .tolerance = 0.35 * miss,
                .detail = "median latency of the fetches of the first-touch pass against the path's miss latency; "
-                         "slower means the region left L2 before it was touched",
-               .concerns = {cache.row->quantities.sector}});
+                         "slower means the region left L2 before it was touched, faster that the miss ring "
+                         "reached past " + cache.miss_level,
+               .concerns = {cache.row->quantities.sector, cache.row->quantities.miss_latency,
+                            cache.row->quantities.miss_penalty}});
 }
 
 void run_texture_readonly(ProbeContext& ctx) {
@@ -32,7 +34,8 @@ void run_texture_readonly(ProbeContext& ctx) {
     for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) {
         // Nothing chased that far through L1 before: L1 rings stay below it, the others bypass L1.
         const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = ctx.unified_first_touch_offset(i),
-                              .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
+                              .miss_bytes = near_l2_ring_bytes(ctx.facts), .near_l2_bytes = ctx.near_l2_seen_bytes(),
+                              .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
         cross_check_fetches_served_by(ctx, cache);

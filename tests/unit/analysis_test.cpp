@@ -112,6 +112,24 @@ TEST(FetchGranularity, DelayedLoadsAreNotTheFetches) {
     ASSERT_TRUE(g);
     EXPECT_EQ(g->bytes, 256u);
     EXPECT_GT(g->confidence, 0.75);  // 28 of the 35 gaps: the delayed loads split three of them
+    // Three: two gaps, at most half of them alike.
+    first_touch[925] = 391;
+    const auto three = fetch_granularity(first_touch, 8);
+    ASSERT_TRUE(three);
+    EXPECT_EQ(three->bytes, 256u);
+}
+
+// Forty slow loads whose gaps agree on nothing (fetches blurred by noise, say) above a regular
+// level every 128 B: too many to be delayed loads, so they stay the slow class and their answer
+// stays doubted; the regular level below is not taken for the fetches and vouched for.
+TEST(FetchGranularity, ManyIrregularSlowLoadsAreNotLeftOut) {
+    std::vector<double> first_touch;
+    for (int i = 0; i < 1024; ++i) first_touch.push_back(i % 16 == 0 ? 450 : 300 + i % 3);
+    for (int i = 0; i < 40; ++i) first_touch[(i * 389 + 7) % 1024] = 700;  // 40 places, gaps 17-40 elements
+    const auto g = fetch_granularity(first_touch, 8);
+    ASSERT_TRUE(g);
+    EXPECT_GT(g->slow_p50, 600);
+    EXPECT_LT(g->confidence, 0.75);  // not vouched for (stages::granularity_result)
 }
 
 TEST(FetchGranularity, NoStructureNoAnswer) {
