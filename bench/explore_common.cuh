@@ -209,14 +209,21 @@ __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* 
     if (spins == 0) *sink = spins;
 }
 
-// Device 0's properties, named on stdout, its SM clock raised out of idle by 0.3 s of spinning;
-// exits 77 (what CTest takes for "skipped") where there is no CUDA device.
+// Device 0's properties, named on stdout, its SM clock raised out of idle by 0.3 s of spinning.
+// Exits 77 (what CTest takes for "skipped") with the reason where no CUDA device is usable, for
+// the reasons the probe gives (probe/kernels/device_lookup.cpp: no device, no or an older driver);
+// any other failure of the runtime stops it as a failure.
 static cudaDeviceProp open_device(const char* program) {
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "%s: no CUDA device\n", program);
+    const cudaError_t found = cudaGetDeviceCount(&devices);
+    if (found == cudaErrorNoDevice || found == cudaErrorInsufficientDriver || found == cudaErrorSystemDriverMismatch ||
+        found == cudaErrorNotSupported || found == cudaErrorOperatingSystem || found == cudaErrorInitializationError ||
+        (found == cudaSuccess && devices == 0)) {
+        std::fprintf(stderr, "%s: no usable CUDA device: %s\n", program,
+                     found == cudaSuccess ? "none is visible" : cudaGetErrorString(found));
         std::exit(77);
     }
+    CHECK(found);
     cudaDeviceProp prop{};
     CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major, prop.minor);

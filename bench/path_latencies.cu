@@ -3,25 +3,29 @@
 // on each side, a dependent store between, the timer's overhead subtracted); here a chain of
 // dependent loads is timed as a whole (one clock read before the first load, one after the last,
 // cycles over loads: the method of Saavedra's and Wong et al.'s chases, and gpu-benches'
-// gpu-latency), so nothing is subtracted and no store sits in the chain. Standalone, not part of
-// the build:
+// gpu-latency), so nothing is subtracted and no store sits in the chain. The loads themselves are
+// the probe's on purpose (the same PTX instruction per path, probe/kernels/pchase.cu): what is
+// checked is the timing and the footprints, not which instruction a path takes (a plain C++ load
+// compiles to another variant of LDG than ld.global.ca's). Standalone, not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 bench/path_latencies.cu -o /tmp/path_latencies
 //   /tmp/path_latencies [--out DIR] [--runs N]
 //   python3 bench/compare_path_latencies.py PROFILE.json DIR/latency.csv
 //
 // One thread chases a ring of elements 64 B apart, each holding the address (texture: the texel
-// index) of the next, after two untimed passes; the footprints are those the probe's rows name:
+// index) of the next, after two untimed passes, 4096 loads timed; the footprints are those the
+// probe's rows name:
 //   l1, readonly, texture   16 KiB (hits), 4 MiB (misses: sequential rings longer than the L1
 //                           evict every line before its next use, and fit the near L2)
 //   l2                      4 MiB, ld.global.cg
 //   constant L1, L1.5       768 B and 6 KiB of __constant__ data (ld.const)
-//   constant first touch    every 256 B of __constant__ data the host has just copied, once
+//   constant first touch    16 loads 512 B apart over __constant__ data the host has just copied,
+//                           once each, as the probe's 16 first touches (its median; here their mean)
 //   shared                  16 KiB of dynamic shared memory (ld.shared)
 //   dsmem                   block 1 of a two-block cluster chases 4 KiB of block 0's shared
 //                           memory (ld.shared::cluster; sm_90 and later)
-// Each row: median, least and most cycles per load over --runs launches (default 9). Rows that no
-// quantity of the probe's answers (the constant chains through the uniform datapath) say "-".
+// Each row: median, least and most cycles per load over --runs launches (default 9). A row that
+// answers no quantity of the probe's (the constant chains through the uniform datapath) says "-".
 #include "explore_common.cuh"
 
 #include <cstdint>
@@ -267,11 +271,10 @@ std::vector<Row> measure(unsigned runs, const cudaDeviceProp& prop) {
                         runner.time(a.timed, [&] { chain_kernel<Path::constant, true><<<1, 32>>>(a); })});
         progress("%s, %zu B", what, footprint);
     }
-    // First touches: every 256 B of the upper 56 KiB, which no ring above touched, copied again
-    // before each run.
+    // First touches: 16 loads 512 B apart (more than any constant line) from 48 KiB on, where no
+    // ring above reached, copied again before each run.
     {
-        const unsigned stride = 256, first = 8 * KiB;
-        const unsigned elements = (kConstantBytes - first) / stride;
+        const unsigned stride = 512, first = 48 * KiB, elements = 16;
         for (unsigned i = 0; i < elements; ++i)
             constant_host[(first + i * stride) / sizeof(unsigned long long)] =
                 constant_base + first + ((i + 1) % elements) * stride;

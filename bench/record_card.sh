@@ -89,12 +89,16 @@ phase_independent() {
 phase_latencies() {
   mkdir -p "$W/lat"
   nvcc -std=c++17 -O3 -arch=sm_90 bench/path_latencies.cu -o "$W/path_latencies" || return 1
-  "$W/path_latencies" --out "$W/lat" > "$W/lat/table.txt" 2> "$W/lat/progress.txt"; echo "path_latencies rc=$?"
-  "$(probe_of_readme)" docs --list > "$W/lat/quantities.txt"
+  "$W/path_latencies" --out "$W/lat" > "$W/lat/table.txt" 2> "$W/lat/progress.txt"
+  local rc=$?; echo "path_latencies rc=$rc"
+  [ $rc -eq 0 ] || { cat "$W/lat/progress.txt"; return 1; }
+  "$(probe_of_readme)" docs --list > "$W/lat/quantities.txt" || return 1
   echo "-- against this run's profile"
   python3 bench/compare_path_latencies.py "$W/record/${CARD}_probe.json" "$W/lat/latency.csv" "$W/lat/quantities.txt" \
     | tee "$W/lat/compare.txt"
+  rc=$?  # the comparison's: 1 where a row differs
   tar czf "$RESULT/$CARD-latencies.tgz" -C "$W" lat
+  return $rc
 }
 
 phase_stencil() {

@@ -92,9 +92,9 @@ TEST(SimulateDescription, WhatNoGpuDoesIsRefused) {
     // Clusters belong to compute capability 9.0 and newer.
     expect_error(edited(R"("cc_major": {"value": 9,)", R"("cc_major": {"value": 8,)"), {"cluster", "9.0"});
     // A constant L1.5 a few percent slower than the L1 (29 cycles) would be sized as the L1.
-    expect_error(edited(R"("hit_latency_cycles": {"value": 98,)", R"("hit_latency_cycles": {"value": 40,)"),
+    expect_error(edited(R"("hit_latency_cycles": {"value": 99,)", R"("hit_latency_cycles": {"value": 40,)"),
                  {"constant.l15.hit_latency_cycles", "1.4 times", "29 cycles"});
-    EXPECT_EQ(error_of(edited(R"("hit_latency_cycles": {"value": 98,)", R"("hit_latency_cycles": {"value": 41,)")), "");
+    EXPECT_EQ(error_of(edited(R"("hit_latency_cycles": {"value": 99,)", R"("hit_latency_cycles": {"value": 41,)")), "");
 }
 
 // What a description says of the device is what a profile may hold (model/quantities.hpp): a value
