@@ -207,8 +207,13 @@ void run_bandwidths(ProbeContext& ctx) {
     // is re-read from L1: 64 or 32 KiB, halved for a smaller L1. 8 GiB a run: a
     // quarter of a millisecond at these rates.
     // (The best plain L1 kernel on the H100: 1024 threads, one block an SM; docs/records/bandwidth.md.)
+    // An L1 whose lines are narrower than the size rings' stride held only stride/line of what
+    // they read (the carveout table sizes it again at the dense stride, after this stage): the
+    // room shrinks by as much, or the re-reads spill to L2 and read its rate (draw 42083: 64 B
+    // lines, an L1 of 71 KiB read as 142 KiB, the L1 bandwidth as L2's).
     const auto& l1 = ctx.scratch.l1_at.count(0) ? ctx.scratch.l1_at.at(0) : analysis::CapacityEstimate{};
-    const std::uint64_t l1_room = l1.found ? l1.capacity_bytes : std::uint64_t(ctx.facts.shared_per_sm_bytes);
+    const std::uint64_t l1_room = l1.found ? l1.capacity_bytes * ctx.scratch.l1_size_stride / kUnifiedRingStride
+                                           : std::uint64_t(ctx.facts.shared_per_sm_bytes);
     const auto rereads = [&](ReadPattern pattern, CacheOp op, std::uint64_t room) {
         std::vector<ReadRequest> variants;
         struct Shape {
