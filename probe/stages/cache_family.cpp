@@ -67,19 +67,17 @@ void ring_at_line(CacheResult& cache) {
 // A ring that misses the cache and hits near L2: the plan's near ring, and at least twice
 // what a ring of the latency chases' 128 B stride fits of the cache (a cache that evicts at
 // random keeps about a fifth of such a ring; a line under 128 B lets the ring fit more than
-// the cache's bytes). Unsized, at least the L1 search bound. Where the hierarchy curve saw near
-// L2 end before twice the cache but well past the cache itself, the ring ends with near L2:
-// beyond it far L2 serves the misses (draw 41364: an L1 of 204 KiB, a near L2 of 384 KiB).
+// the cache's bytes). Unsized, at least the L1 search bound. Where near L2 ends before twice
+// the cache, far L2 serves such a ring; the first-touch check then withdraws the miss latency
+// (cross_check_fetches_served_by). Ending the ring where the hierarchy curve last saw near L2
+// was tried: behind a cache that evicts at random the curve's near plateau can be a blend of
+// its hits (draw 49042), and the ring then hit the cache.
 std::uint64_t miss_ring_bytes(const CacheResult& cache, const FamilyPlan& plan) {
     if (!cache.size.found) return std::max(plan.miss_bytes, plan.max_l1_bytes);
     std::uint64_t held = cache.size_bytes();
     for (const auto& span : cache.line.spans)
         if (span.stride_bytes == 128) held = std::max(held, span.span_bytes);
-    const std::uint64_t ring = std::max(plan.miss_bytes, (2 * held + KiB - 1) / KiB * KiB);
-    constexpr double kLeastRingOverCache = 1.25;
-    if (plan.near_l2_bytes > kLeastRingOverCache * double(held) && ring > plan.near_l2_bytes)
-        return plan.near_l2_bytes / KiB * KiB;
-    return ring;
+    return std::max(plan.miss_bytes, (2 * held + KiB - 1) / KiB * KiB);
 }
 
 bool fits_path(SweepRunner& runner, const RingUse& use) {

@@ -86,7 +86,6 @@ struct FamilyPlan {
     std::uint64_t max_l1_bytes;       // search bound for the unified L1 paths
     std::size_t fresh_offset;         // buffer region no L1 has seen (first touches)
     std::uint64_t miss_bytes;         // ring that stays in near L2 (the miss ring is also at least twice L1)
-    std::uint64_t near_l2_bytes = 0;  // the last footprint the hierarchy curve saw at near-L2 latency (0: not known)
     int carveout_percent = 0;         // max L1, where the unified caches are largest
 };
 

@@ -74,11 +74,6 @@ struct ProbeContext {
 
     std::uint64_t l2_bytes() const { return static_cast<std::uint64_t>(facts.l2_bytes); }
     std::uint64_t l1_search_bound() const { return stages::l1_search_bound(facts); }
-    // The last footprint the hierarchy curve saw at near-L2 latency; 0 before the curve, or
-    // where it found no near plateau.
-    std::uint64_t near_l2_seen_bytes() const {
-        return scratch.curve && scratch.curve->l2_near ? scratch.curve->l2_near->last_bytes : 0;
-    }
     // Where the first touches of unified path `i` (kUnifiedL1Paths[i], i >= 1) begin: near the
     // buffer's top, below the path's reach (a texture of 2^27 texels of 8 B reaches 1 GiB, less
     // than a buffer of 1.5 GiB), a MiB apart. Rings through L1 stay below every one of them.

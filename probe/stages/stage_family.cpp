@@ -34,8 +34,7 @@ void run_texture_readonly(ProbeContext& ctx) {
     for (std::size_t i = 1; i < kUnifiedL1Paths.size(); ++i) {
         // Nothing chased that far through L1 before: L1 rings stay below it, the others bypass L1.
         const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = ctx.unified_first_touch_offset(i),
-                              .miss_bytes = near_l2_ring_bytes(ctx.facts), .near_l2_bytes = ctx.near_l2_seen_bytes(),
-                              .carveout_percent = 0};
+                              .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
         auto cache = measure_unified_l1_path(ctx.runner, kUnifiedL1Paths[i], plan, ctx.progress, std::nullopt);
         store(ctx, cache);
         cross_check_fetches_served_by(ctx, cache);

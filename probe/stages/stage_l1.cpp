@@ -133,8 +133,7 @@ void run_l1_size(ProbeContext& ctx) {
 
 void run_l1_path(ProbeContext& ctx) {
     const FamilyPlan plan{.max_l1_bytes = ctx.l1_search_bound(), .fresh_offset = ctx.layout.fresh_offset,
-                          .miss_bytes = near_l2_ring_bytes(ctx.facts), .near_l2_bytes = ctx.near_l2_seen_bytes(),
-                          .carveout_percent = 0};
+                          .miss_bytes = near_l2_ring_bytes(ctx.facts), .carveout_percent = 0};
     const auto known = ctx.scratch.l1_at.count(0) ? std::optional(ctx.scratch.l1_at[0]) : std::nullopt;
     auto cache = measure_unified_l1_path(ctx.runner, l1_row(), plan, ctx.progress, known);
     for (auto& [q, result] : cache_results(cache, ctx.scratch.timer_uncertainty))
