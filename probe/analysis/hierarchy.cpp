@@ -177,12 +177,14 @@ std::vector<double> without_faster_level(const std::vector<SweepPoint>& points, 
     const auto classes = faster_level_classes(samples, faster_level_cycles);
     if (!classes) return samples;
     // A faster level's hits thin out as the ring outgrows it; a fast class that holds its share
-    // over a doubling of the ring is the plateau's own level.
-    if (points.size() >= 2 && points.back().footprint_bytes >= 2 * points.front().footprint_bytes)
-        return share_at_or_below(points.back().cycles, classes->threshold) >=
-                       kOwnLevelShareHeld * share_at_or_below(points.front().cycles, classes->threshold)
-                   ? samples
-                   : classes->slow;
+    // over a doubling of the ring is the plateau's own level. One that grows was not there from the
+    // plateau's start, so it is not its own either (draw 69205: near hits of a hashed L2, none at
+    // the far plateau's first point, two fifths at its last).
+    if (points.size() >= 2 && points.back().footprint_bytes >= 2 * points.front().footprint_bytes) {
+        const double first = share_at_or_below(points.front().cycles, classes->threshold);
+        const double last = share_at_or_below(points.back().cycles, classes->threshold);
+        return last >= kOwnLevelShareHeld * first && kOwnLevelShareHeld * last <= first ? samples : classes->slow;
+    }
     // Over less than a doubling the shares say nothing: a fast class of no known level that holds
     // most of the loads is the plateau's own, its slow class the misses that reach past it (a
     // far L2 that evicts at random sends a fifth of its loads on to DRAM).
