@@ -123,7 +123,8 @@ namespace {
 // Over a doubling of a ring that a faster level already cannot hold, that level's share of the
 // loads falls well below this fraction of what it was (a ring of F bytes over a cache of C keeps
 // about C/F of it in the cache, less under LRU). The H100's DRAM loads through near and far L2
-// slices, 44 and 56 % of every ring from 54 to 108 MiB, keep theirs.
+// slices, 44 and 56 % of every ring from 54 to 108 MiB, keep theirs. A share that holds stays
+// within this fraction of what it was either way: one that grows was not there to begin with.
 constexpr double kOwnLevelShareHeld = 0.8;
 
 // When a plateau's samples hold a class of a faster level's loads (without_faster_level's
