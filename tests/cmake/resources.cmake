@@ -7,7 +7,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 # checks, each on the GPU CTest hands it, two GPUs at once and never two checks on one.
 set(node "${PACKAGE_SOURCE}/generated/profiles/nvidia-h200-x2-node.json")
 set(ENV{FAKE_NODE_PROFILE} "${node}")
-set(ENV{FAKE_SECONDS} 1)
+set(ENV{FAKE_SECONDS} 0.5)  # long enough that two checks at once overlap on a loaded 2-core runner
 write_project("${WORK}/project" [=[
 enable_testing()
 add_executable(which_gpu which_gpu.cpp)

@@ -11,23 +11,76 @@
 # once more as toolkits before CUDA 12.6 build it.
 #   cmake -DNVCC=... -DPROBE_DIR=... -DWORK_DIR=... -DARCHITECTURES="75;80;..." [-DFAST_COMPILE=...]
 #         [-DCXX=... -DCXX_STANDARD_FLAG=... -DCUDA_INCLUDE="dir;..."] -P every_architecture.cmake
+cmake_minimum_required(VERSION 3.25)  # IN_LIST
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NVCC} --list-gpu-code failed (${rc})")
 endif()
-set(targets "")
 foreach(arch IN LISTS ARCHITECTURES)
   if(NOT listed MATCHES "sm_${arch}")
     message(FATAL_ERROR "this CUDA toolkit (${NVCC}) cannot compile for sm_${arch}; it lists: ${listed}")
   endif()
-  list(APPEND targets "--generate-code=arch=compute_${arch},code=sm_${arch}")
 endforeach()
 file(GLOB sources "${PROBE_DIR}/kernels/*.cu")
 if(NOT sources)
   message(FATAL_ERROR "no CUDA sources in ${PROBE_DIR}/kernels")
 endif()
+# Machine code for every architecture, but the device front end (cicc, most of the time) once per
+# class of architectures that the kernels' __CUDA_ARCH__ guards cannot tell apart: the guards are
+# read from the sources, and each class is compiled from its oldest member's virtual architecture,
+# where every guard takes the same branch as for the others, then ptxas builds each member's
+# machine code from it. A guard of a comparison this does not read fails the test.
+file(GLOB guarded "${PROBE_DIR}/kernels/*.cu" "${PROBE_DIR}/kernels/*.cuh" "${PROBE_DIR}/kernels/*.hpp")
+set(guards "")
+foreach(file IN LISTS guarded)
+  file(STRINGS "${file}" lines REGEX "__CUDA_ARCH__")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+" found "${line}")
+    string(REGEX REPLACE "defined\\(__CUDA_ARCH__\\)|__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+" "" rest "${line}")
+    if(rest MATCHES "__CUDA_ARCH__" OR NOT found)
+      message(FATAL_ERROR "${file}: a use of __CUDA_ARCH__ this test cannot class architectures by: ${line}")
+    endif()
+    foreach(guard IN LISTS found)
+      string(REGEX MATCH "(>=|>|<=|<|==|!=)[ ]*([0-9]+)" _ "${guard}")
+      list(APPEND guards "${CMAKE_MATCH_1}:${CMAKE_MATCH_2}")
+    endforeach()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES guards)
+set(classes "")
+foreach(arch IN LISTS ARCHITECTURES)
+  math(EXPR value "${arch} * 10")
+  set(key "class")
+  foreach(guard IN LISTS guards)
+    string(REPLACE ":" ";" guard "${guard}")
+    list(GET guard 0 op)
+    list(GET guard 1 bound)
+    if((op STREQUAL ">=" AND value GREATER_EQUAL bound) OR (op STREQUAL ">" AND value GREATER bound) OR
+       (op STREQUAL "<=" AND value LESS_EQUAL bound) OR (op STREQUAL "<" AND value LESS bound) OR
+       (op STREQUAL "==" AND value EQUAL bound) OR (op STREQUAL "!=" AND NOT value EQUAL bound))
+      string(APPEND key "_1")
+    else()
+      string(APPEND key "_0")
+    endif()
+  endforeach()
+  if(NOT key IN_LIST classes)
+    list(APPEND classes "${key}")
+    set(${key}_oldest "${arch}")
+  endif()
+  list(APPEND ${key}_codes "sm_${arch}")
+endforeach()
+set(targets "")
+set(shown_classes "")
+foreach(key IN LISTS classes)
+  list(JOIN ${key}_codes "," codes)
+  list(APPEND targets "--generate-code=arch=compute_${${key}_oldest},code=[${codes}]")
+  list(APPEND shown_classes "compute_${${key}_oldest} for ${codes}")
+endforeach()
+list(JOIN shown_classes "; " shown_classes)
+list(JOIN guards " " shown_guards)
+message(STATUS "guards ${shown_guards}: ${shown_classes}")
 # All of them in one translation unit: nvcc parses the host side once per
 # architecture, not once per source and architecture (half the time); an error
 # still names the source file and line it is in.
