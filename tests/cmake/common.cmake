@@ -144,8 +144,10 @@ function(start_in_background name)
     string(APPEND command " '${argument}'")
   endforeach()
   file(REMOVE "${WORK}/${name}.rc" "${WORK}/${name}.pid")
-  file(WRITE "${WORK}/${name}.sh" "${command} > '${WORK}/${name}.log' 2>&1 &\necho $! > '${WORK}/${name}.pid'\n"
-                                  "wait $!\necho $? > '${WORK}/${name}.rc'\n")
+  # Each file written whole, then renamed: a reader waiting for it never reads it half written.
+  file(WRITE "${WORK}/${name}.sh" "${command} > '${WORK}/${name}.log' 2>&1 &\n"
+                                  "echo $! > '${WORK}/${name}.pid.part' && mv '${WORK}/${name}.pid.part' '${WORK}/${name}.pid'\n"
+                                  "wait $!\necho $? > '${WORK}/${name}.rc.part' && mv '${WORK}/${name}.rc.part' '${WORK}/${name}.rc'\n")
   execute_process(COMMAND sh -c "sh '${WORK}/${name}.sh' < /dev/null > /dev/null 2>&1 &")
   wait_for_file("${WORK}/${name}.pid" 10)
   file(READ "${WORK}/${name}.pid" pid)

@@ -24,7 +24,7 @@ for argument in "$@"; do
   echo "[1/2] Building CXX object fake-progress-line.o"
   echo "[2/2] Linking CXX executable gpu-topology-probe"
   if [ "${FAKE_MAKE_SECONDS:-0}" != 0 ]; then
-    echo $$ > "$FAKE_MAKE_LOG.sleeping"
+    echo $$ > "$FAKE_MAKE_LOG.sleeping.part" && mv "$FAKE_MAKE_LOG.sleeping.part" "$FAKE_MAKE_LOG.sleeping"  # whole, for its readers
     sleep "$FAKE_MAKE_SECONDS"
     rm -f "$FAKE_MAKE_LOG.sleeping"
   fi
