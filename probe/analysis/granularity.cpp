@@ -3,6 +3,7 @@
 #include "statistics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 
@@ -82,6 +83,15 @@ std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std
     return Granularity{static_cast<std::uint32_t>(mode->first * stride_bytes),
                        double(mode->second) / double(slow.size() - 1), median(slow_cycles),
                        fast_cycles.empty() ? 0.0 : median(fast_cycles)};
+}
+
+std::vector<std::uint32_t> line_search_strides(const std::optional<Granularity>& fetch, std::uint32_t widest_first,
+                                               std::uint32_t last) {
+    std::uint32_t first = widest_first;
+    if (fetch && fetch->bytes >= 32 && std::has_single_bit(fetch->bytes)) first = std::min(first, fetch->bytes);
+    std::vector<std::uint32_t> strides;
+    for (std::uint32_t s = first; s != 0 && s <= last; s *= 2) strides.push_back(s);
+    return strides;
 }
 
 std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance) {

@@ -28,6 +28,12 @@ std::optional<Granularity> fetch_granularity(std::span<const double> first_touch
 std::optional<Granularity> fetch_granularity(std::span<const double> first_touch_cycles, std::uint32_t stride_bytes,
                                              double threshold);
 
+// The strides a line search tries: doubling from `widest_first`, or from a finer fetch granularity
+// (a line holds at least one fetch, so it is no smaller), to `last`. A granularity under 32 B or
+// no power of two is no line's (the gap between delayed loads, not fetches) and is left out.
+std::vector<std::uint32_t> line_search_strides(const std::optional<Granularity>& fetch, std::uint32_t widest_first,
+                                               std::uint32_t last);
+
 struct StrideSpan {
     std::uint32_t stride_bytes = 0;
     std::uint64_t span_bytes = 0;  // largest fitting ring footprint at this stride

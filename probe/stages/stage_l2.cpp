@@ -96,13 +96,9 @@ void run_l2_size(ProbeContext& ctx) {
 void run_l2_line(ProbeContext& ctx) {
     const auto& near = Scratch::required(ctx.scratch.l2_near, "the near L2 capacity of stage 'l2 size'");
     ctx.progress.step("L2 line (capacity span per stride)");
-    // From the DRAM fetch granularity (a line holds at least one fetch), at most 64 B, to 256 B. A
-    // granularity that is no power of two is no line's: the gap between delayed loads, not fetches.
-    std::uint32_t first = 64;
-    if (const auto& fetch = ctx.scratch.l2_fetch; fetch && fetch->bytes >= 32 && std::has_single_bit(fetch->bytes))
-        first = std::min(first, fetch->bytes);
-    std::vector<std::uint32_t> strides;
-    for (std::uint32_t s = first; s <= 256; s *= 2) strides.push_back(s);
+    // From the DRAM fetch granularity, at most 64 B, to 256 B.
+    const std::vector<std::uint32_t> strides = analysis::line_search_strides(ctx.scratch.l2_fetch, 64, 256);
+    const std::uint32_t first = strides.front();
     ctx.scratch.l2_line = measure_line(ctx.runner, l2_question(ctx, Order::sequential, "l2_span"), strides,
                                        analysis::StrideSpan{128, near.capacity_bytes});
     const auto& line = *ctx.scratch.l2_line;

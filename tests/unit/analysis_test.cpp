@@ -119,6 +119,19 @@ TEST(FetchGranularity, DelayedLoadsAreNotTheFetches) {
     EXPECT_EQ(three->bytes, 256u);
 }
 
+// The L2 line search starts at the fetch granularity where it is finer than 64 B, and only where it
+// could be a line's: a granularity of 40 B (the gap between delayed loads, draw 25361) or under 32 B
+// leaves the search at 64 B.
+TEST(LineSearchStrides, StartAtAFetchThatCouldBeALine) {
+    using Strides = std::vector<std::uint32_t>;
+    EXPECT_EQ(line_search_strides(std::nullopt, 64, 256), (Strides{64, 128, 256}));
+    EXPECT_EQ(line_search_strides(Granularity{.bytes = 32}, 64, 256), (Strides{32, 64, 128, 256}));
+    EXPECT_EQ(line_search_strides(Granularity{.bytes = 128}, 64, 256), (Strides{64, 128, 256}));
+    EXPECT_EQ(line_search_strides(Granularity{.bytes = 40}, 64, 256), (Strides{64, 128, 256}));
+    EXPECT_EQ(line_search_strides(Granularity{.bytes = 16}, 64, 256), (Strides{64, 128, 256}));
+    EXPECT_EQ(line_search_strides(Granularity{.bytes = 96}, 64, 256), (Strides{64, 128, 256}));
+}
+
 // Forty slow loads whose gaps agree on nothing (fetches blurred by noise, say) above a regular
 // level every 128 B: too many to be delayed loads, so they stay the slow class and their answer
 // stays doubted; the regular level below is not taken for the fetches and vouched for.
