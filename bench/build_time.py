@@ -32,11 +32,15 @@ def timed(cmd, log):
 
 
 def ninja_steps(build_dir):
-    """(output, seconds) of every step of the last build in build_dir's .ninja_log."""
-    steps = []
+    """(output, seconds) of every step of the last build in build_dir's .ninja_log. A step of several
+    outputs (nvcc's objects are named relative and absolute) has a line per output, with the same
+    times and command hash: it counts once."""
+    steps, seen = [], set()
     for line in (build_dir / ".ninja_log").read_text().splitlines()[1:]:
-        start, end, _, output, _ = line.split("\t")
-        steps.append((output, (int(end) - int(start)) / 1000))
+        start, end, _, output, command_hash = line.split("\t")
+        if (start, end, command_hash) not in seen:
+            seen.add((start, end, command_hash))
+            steps.append((output, (int(end) - int(start)) / 1000))
     return steps
 
 

@@ -38,12 +38,15 @@ now() { date +%s.%N; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 load() { uptime | sed 's/.*load average: //; s/,//g'; }
 
-# The sum of every ninja step's duration, each output counted once (its last build).
+# The sum of every ninja step's duration, each output counted once (its last build), and a step of
+# several outputs once (Ninja logs a line per output, with the same times and command hash).
 ninja_cpu() {
   find "$1" -name .ninja_log -print0 | xargs -0 -r awk -F'\t' '
     FNR == 1 { next }
-    { step[FILENAME SUBSEP $4] = ($2 - $1) / 1000 }
-    END { for (s in step) total += step[s]; printf "%.1f", total }'
+    { step[FILENAME SUBSEP $4] = $1 SUBSEP $2 SUBSEP $5 }
+    END { for (s in step) { split(s, where, SUBSEP); edge[where[1] SUBSEP step[s]] = 1 }
+          for (e in edge) { split(e, f, SUBSEP); total += (f[3] - f[2]) / 1000 }
+          printf "%.1f", total }'
 }
 
 printf '%-10s %3s %9s %7s %7s %7s %9s  %s\n' label run configure build test total build-cpu "load (1 5 15 min) before build / test"

@@ -70,7 +70,9 @@ for run in $(seq 1 "$RUNS"); do
     line="$label $run: rc $status, configure $((t1 - t0)) ms, nested build ${built%)}, probe ${probed%)}"
     if [ -f "$nested/.ninja_log" ]; then
       cp "$nested/.ninja_log" "$dir/ninja_log"
-      line="$line, $(awk -F'\t' 'NR > 1 { d = ($2 - $1) / 1000; s += d; if (d > m) { m = d; n = $4 } }
+      # A step of several outputs has a line per output, with the same times and command hash: once.
+      line="$line, $(awk -F'\t' 'NR > 1 && !seen[$1 SUBSEP $2 SUBSEP $5]++ {
+          d = ($2 - $1) / 1000; s += d; if (d > m) { m = d; n = $4 } }
         END { printf "step time %.1f s, longest %.2f s %s", s, m, n }' "$nested/.ninja_log")"
     fi
     if [ -x "$nested/gpu-topology-probe" ]; then

@@ -81,9 +81,8 @@ endforeach()
 list(JOIN shown_classes "; " shown_classes)
 list(JOIN guards " " shown_guards)
 message(STATUS "guards ${shown_guards}: ${shown_classes}")
-# All of them in one translation unit: nvcc parses the host side once per
-# architecture, not once per source and architecture (half the time); an error
-# still names the source file and line it is in.
+# All of them in one translation unit: nvcc parses them once per class above, not once per
+# source and class (half the time); an error still names the source file and line it is in.
 set(together "${WORK_DIR}/all_kernels.cu")
 file(WRITE "${together}" "")
 foreach(source IN LISTS sources)
