@@ -46,8 +46,13 @@ public:
     std::uint64_t ways(std::uint64_t set) const { return lines_ / sets_ + (set < lines_ % sets_ ? 1 : 0); }
     std::uint64_t set_of(std::uint64_t line) const;
     Replacement replacement() const { return replacement_; }
-    // Lines of `run` in `set`; appended to `out` (ascending) when given.
-    std::uint64_t count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out = nullptr) const;
+    // Lines of `run` in `set`; appended to `out` (ascending) when given. `shifts`: block_shifts(run),
+    // for counting many sets of one run (each block's hash once, not once per set).
+    std::uint64_t count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out = nullptr,
+                        const std::vector<std::uint64_t>* shifts = nullptr) const;
+    // Where the hashed index moves each block of `sets` lines that `run` spans (empty where count()
+    // looks at each line instead, or the index is modulo).
+    std::vector<std::uint64_t> block_shifts(const LineRun& run) const;
 
 private:
     std::uint64_t lines_ = 0, sets_ = 1;
@@ -102,6 +107,7 @@ private:
     std::uint64_t seed_;
     VisitOf visit_of_;
     std::unordered_map<std::uint64_t, SetState> sets_;
+    std::optional<std::vector<std::uint64_t>> shifts_;  // level_.block_shifts(run_), once a set is counted
 };
 
 }  // namespace gpu_topology::simulate
