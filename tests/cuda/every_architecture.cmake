@@ -37,9 +37,11 @@ set(guards "")
 foreach(file IN LISTS guarded)
   file(STRINGS "${file}" lines REGEX "__CUDA_ARCH__")
   foreach(line IN LISTS lines)
+    # Device code or host code (#ifdef, defined) is the same for every architecture; comparisons class them.
     string(REGEX MATCHALL "__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+" found "${line}")
-    string(REGEX REPLACE "defined\\(__CUDA_ARCH__\\)|__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+" "" rest "${line}")
-    if(rest MATCHES "__CUDA_ARCH__" OR NOT found)
+    string(REGEX REPLACE "defined[ ]*\\([ ]*__CUDA_ARCH__[ ]*\\)|defined[ ]+__CUDA_ARCH__|#[ ]*if(n?def)[ ]+__CUDA_ARCH__|__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+"
+                         "" rest "${line}")
+    if(rest MATCHES "__CUDA_ARCH__")
       message(FATAL_ERROR "${file}: a use of __CUDA_ARCH__ this test cannot class architectures by: ${line}")
     endif()
     foreach(guard IN LISTS found)
