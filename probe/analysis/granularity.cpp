@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace gpu_topology::analysis {
 
@@ -87,6 +88,8 @@ std::optional<Granularity> fetch_granularity(std::span<const double> cycles, std
 
 std::vector<std::uint32_t> line_search_strides(const std::optional<Granularity>& fetch, std::uint32_t widest_first,
                                                std::uint32_t last) {
+    if (widest_first == 0 || widest_first > last)
+        throw std::invalid_argument("line search strides: the first stride must be at least 1 and at most the last");
     std::uint32_t first = widest_first;
     if (fetch && fetch->bytes >= 32 && std::has_single_bit(fetch->bytes)) first = std::min(first, fetch->bytes);
     std::vector<std::uint32_t> strides;

@@ -31,6 +31,7 @@ std::optional<Granularity> fetch_granularity(std::span<const double> first_touch
 // The strides a line search tries: doubling from `widest_first`, or from a finer fetch granularity
 // (a line holds at least one fetch, so it is no smaller), to `last`. A granularity under 32 B or
 // no power of two is no line's (the gap between delayed loads, not fetches) and is left out.
+// Never empty: `widest_first` must be at least 1 and at most `last` (std::invalid_argument).
 std::vector<std::uint32_t> line_search_strides(const std::optional<Granularity>& fetch, std::uint32_t widest_first,
                                                std::uint32_t last);
 

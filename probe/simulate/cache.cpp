@@ -68,6 +68,9 @@ std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vect
     }
     const std::uint64_t first_block = run.first / sets_, last_block = last / sets_;
     if (last_block - first_block > kMostSteps) throw std::logic_error("simulated cache: a ring of too many blocks to count");
+    if (set >= sets_) throw std::logic_error("simulated cache: a set beyond the level's");
+    if (shifts && !shifts->empty() && shifts->size() != last_block - first_block + 1)
+        throw std::logic_error("simulated cache: block shifts of another run");
     for (std::uint64_t b = first_block; b <= last_block; ++b) {
         // The one line of block b in `set`, and whether the run touches it. (set - shift) mod sets
         // by a subtraction, and no remainder for a run of every line: this loop is a third of a

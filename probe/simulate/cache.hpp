@@ -46,8 +46,9 @@ public:
     std::uint64_t ways(std::uint64_t set) const { return lines_ / sets_ + (set < lines_ % sets_ ? 1 : 0); }
     std::uint64_t set_of(std::uint64_t line) const;
     Replacement replacement() const { return replacement_; }
-    // Lines of `run` in `set`; appended to `out` (ascending) when given. `shifts`: block_shifts(run),
-    // for counting many sets of one run (each block's hash once, not once per set).
+    // Lines of `run` in `set` (below sets()); appended to `out` (ascending) when given. `shifts`:
+    // block_shifts(run) of this run, for counting many sets of one run (each block's hash once, not
+    // once per set).
     std::uint64_t count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out = nullptr,
                         const std::vector<std::uint64_t>* shifts = nullptr) const;
     // Where the hashed index moves each block of `sets` lines that `run` spans (empty where count()

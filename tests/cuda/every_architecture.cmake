@@ -19,6 +19,9 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NVCC} --list-gpu-code failed (${rc})")
 endif()
 foreach(arch IN LISTS ARCHITECTURES)
+  if(NOT arch MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "'${arch}' is not a plain architecture number (75, 80, ...): this test classes them by number")
+  endif()
   if(NOT listed MATCHES "sm_${arch}")
     message(FATAL_ERROR "this CUDA toolkit (${NVCC}) cannot compile for sm_${arch}; it lists: ${listed}")
   endif()
@@ -31,18 +34,25 @@ endif()
 # class of architectures that the kernels' __CUDA_ARCH__ guards cannot tell apart: the guards are
 # read from the sources, and each class is compiled from its oldest member's virtual architecture,
 # where every guard takes the same branch as for the others, then ptxas builds each member's
-# machine code from it. A guard of a comparison this does not read fails the test.
+# machine code from it. The other members' code is thus built from older PTX than the probe's own
+# build gives them (compute_N for sm_N); what could differ is only what the kernels' guards select.
+# Any other test of the architecture in the kernels (a guard this does not read, a bound that is not
+# a decimal number, __CUDA_ARCH_SPECIFIC__ and its kin, NV_IF_TARGET) fails the test. Branches on
+# the architecture inside the toolkit's own headers are not read: they serve its intrinsics, which
+# a kernel calls only where its own guard allows.
+list(SORT ARCHITECTURES COMPARE NATURAL)  # the oldest member of a class comes first
 file(GLOB guarded "${PROBE_DIR}/kernels/*.cu" "${PROBE_DIR}/kernels/*.cuh" "${PROBE_DIR}/kernels/*.hpp")
 set(guards "")
 foreach(file IN LISTS guarded)
-  file(STRINGS "${file}" lines REGEX "__CUDA_ARCH__")
+  file(STRINGS "${file}" lines REGEX "__CUDA_ARCH|NV_IF_TARGET|NV_IF_ELSE_TARGET|NV_PROVIDES_SM|NV_IS_")
   foreach(line IN LISTS lines)
-    # Device code or host code (#ifdef, defined) is the same for every architecture; comparisons class them.
+    # Device code or host code (#ifdef, defined) is the same for every architecture; comparisons
+    # with a decimal bound class them.
     string(REGEX MATCHALL "__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+" found "${line}")
-    string(REGEX REPLACE "defined[ ]*\\([ ]*__CUDA_ARCH__[ ]*\\)|defined[ ]+__CUDA_ARCH__|#[ ]*if(n?def)[ ]+__CUDA_ARCH__|__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+"
+    string(REGEX REPLACE "defined[ ]*\\([ ]*__CUDA_ARCH__[ ]*\\)|defined[ ]+__CUDA_ARCH__|#[ ]*if(n?def)[ ]+__CUDA_ARCH__|__CUDA_ARCH__[ ]*[<>=!]+[ ]*[0-9]+([^0-9A-Za-z_']|$)"
                          "" rest "${line}")
-    if(rest MATCHES "__CUDA_ARCH__")
-      message(FATAL_ERROR "${file}: a use of __CUDA_ARCH__ this test cannot class architectures by: ${line}")
+    if(rest MATCHES "__CUDA_ARCH|NV_IF_TARGET|NV_IF_ELSE_TARGET|NV_PROVIDES_SM|NV_IS_")
+      message(FATAL_ERROR "${file}: a test of the architecture this test cannot class architectures by: ${line}")
     endif()
     foreach(guard IN LISTS found)
       string(REGEX MATCH "(>=|>|<=|<|==|!=)[ ]*([0-9]+)" _ "${guard}")

@@ -130,6 +130,8 @@ TEST(LineSearchStrides, StartAtAFetchThatCouldBeALine) {
     EXPECT_EQ(line_search_strides(Granularity{.bytes = 40}, 64, 256), (Strides{64, 128, 256}));
     EXPECT_EQ(line_search_strides(Granularity{.bytes = 16}, 64, 256), (Strides{64, 128, 256}));
     EXPECT_EQ(line_search_strides(Granularity{.bytes = 96}, 64, 256), (Strides{64, 128, 256}));
+    EXPECT_THROW(line_search_strides(std::nullopt, 0, 256), std::invalid_argument);
+    EXPECT_THROW(line_search_strides(std::nullopt, 512, 256), std::invalid_argument);
 }
 
 // Forty slow loads whose gaps agree on nothing (fetches blurred by noise, say) above a regular
