@@ -115,6 +115,10 @@ std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, doubl
     const double expected = double(next.stride_bytes) / double(line.stride_bytes);
     const double ratio = double(next.span_bytes) / double(line.span_bytes);
     if (ratio < 1.0 + (expected - 1.0) / 2) return std::nullopt;  // grew, but not like a line boundary
+    // Grew far more than a line boundary gives: the span is another level's. A ring whose reference
+    // already overflows the cache (a cache of few lines: draw 85377, eight 128 B lines, spanned 16 KiB
+    // at a stride of 128 B) times the level behind it.
+    if (ratio > 2 * expected) return std::nullopt;
     const double confidence = std::clamp(1.0 - std::abs(ratio - expected) / expected, 0.0, 1.0);
     return LineEstimate{line.stride_bytes, confidence};
 }

@@ -49,7 +49,8 @@ struct LineEstimate {
 // fills one line per element while stride <= line (span stays at capacity),
 // and spreads over stride/line times the capacity once stride > line. The line
 // is the largest stride whose span still equals the smallest stride's; a span
-// that grows by about 2 at twice that stride confirms it.
+// that grows by about 2 at twice that stride confirms it. One that grows less than
+// 1.5 times or more than 4 times gives no line.
 std::optional<LineEstimate> line_from_spans(std::vector<StrideSpan> spans, double tolerance = 0.12);
 
 // Where the span at `stride` would be, given the span at another stride, for each

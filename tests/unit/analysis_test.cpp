@@ -163,6 +163,16 @@ TEST(LineFromSpans, NeverGrowingGivesNoLine) {
     EXPECT_FALSE(line_from_spans({{32, 240}, {64, 240}, {128, 240}}));
 }
 
+// A constant L1 of eight 128 B lines (draw 85377 of the property test): at a stride of 128 B the
+// ring's reference already overflows it, and the search finds the 16 KiB L1.5 behind it. A span
+// that grows 16 times when the stride doubles is another level's, not a line boundary.
+TEST(LineFromSpans, AGrowthFarBeyondTwiceIsAnotherLevel) {
+    EXPECT_FALSE(line_from_spans({{16, 1024}, {32, 1024}, {64, 1024}, {128, 16384}, {256, 16384}}));
+    const auto doubled = line_from_spans({{16, 1024}, {32, 1024}, {64, 1024}, {128, 2048}});
+    ASSERT_TRUE(doubled);
+    EXPECT_EQ(doubled->line_bytes, 64u);
+}
+
 TEST(SpansIfLine, TheKnownStrideAsLineComesFirst) {
     // 48 MiB at 128 B: a 128 B line doubles the span at 256 B; a line of 256 B or more keeps it.
     EXPECT_EQ(spans_if_line({128, 48 << 20}, 256), (std::vector<std::uint64_t>{96u << 20, 48u << 20}));
