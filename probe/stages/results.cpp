@@ -23,7 +23,19 @@ Result size_result(const analysis::CapacityEstimate& e, const std::string& metho
 
 Result line_result(const std::optional<analysis::LineEstimate>& line, const std::vector<analysis::StrideSpan>& spans,
                    const std::string& method) {
-    if (line) return Estimate{.value = double(line->line_bytes), .method = method, .confidence = line->confidence};
+    if (line) {
+        Estimate estimate{.value = double(line->line_bytes), .method = method, .confidence = line->confidence};
+        // A line boundary doubles the span at twice the stride (the Hopper cards read 0.87-1.00, the
+        // described architectures' L2 0.78). One that grew more than three times is not such a clean
+        // boundary: another level may have answered (draw 85377's constant L1), and it is not vouched for.
+        constexpr double kCleanBoundary = 0.5;
+        if (line->confidence < kCleanBoundary)
+            estimate.doubt = "the capacity span at twice " + std::to_string(line->line_bytes) +
+                             " B grew far from twice the span at it (confidence " +
+                             std::to_string(int(std::lround(line->confidence * 100))) +
+                             " %): another level may have answered";
+        return estimate;
+    }
     if (spans.empty()) return model::unmeasured("capacity spans need rings larger than the path can hold");
     if (analysis::span_independent_of_stride(spans))
         return model::unmeasured("the capacity span is the same at every stride from " +

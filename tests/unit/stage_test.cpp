@@ -221,6 +221,20 @@ TEST(StageResults, AFetchGranularityOfIrregularGapsIsNotVouchedFor) {
     EXPECT_NE(doubt_of(0.44).find("44 % of the gaps"), std::string::npos) << doubt_of(0.44);
 }
 
+// A line is vouched for only where the span at twice it grew about twice: more than three times (a
+// confidence under a half) is not a clean boundary, as where a ring's reference overflowed a cache of
+// few lines and the next level answered (draw 85377).
+TEST(StageResults, ALineOfAnUncleanBoundaryIsNotVouchedFor) {
+    const auto doubt_of = [](double confidence) {
+        const auto result = stages::line_result(analysis::LineEstimate{.line_bytes = 64, .confidence = confidence},
+                                                {{64, 1024}, {128, 3584}}, "test");
+        return std::get<model::Estimate>(result).doubt;
+    };
+    EXPECT_EQ(doubt_of(1.0), "");
+    EXPECT_EQ(doubt_of(0.78), "");
+    EXPECT_NE(doubt_of(0.25).find("confidence 25 %"), std::string::npos) << doubt_of(0.25);
+}
+
 TEST(StageLines, RingsSizeCachesAtAStrideThatFillsEveryLine) {
     using analysis::StrideSpan;
     const auto dense = [](std::vector<StrideSpan> spans, std::optional<std::uint32_t> line = {}) {
