@@ -5,6 +5,7 @@
 // probe/kernels/device_clocks.cuh). Included by each; not part of the build.
 #pragma once
 
+#include "../probe/kernels/cuda_check.hpp"
 #include "../probe/kernels/device_clocks.cuh"
 
 #include <cuda_runtime.h>
@@ -211,14 +212,12 @@ __global__ void spin_kernel(unsigned long long duration_ns, unsigned long long* 
 
 // Device 0's properties, named on stdout, its SM clock raised out of idle by 0.3 s of spinning.
 // Exits 77 (what CTest takes for "skipped") with the reason where no CUDA device is usable, for
-// the reasons the probe gives (probe/kernels/device_lookup.cpp: no device, no or an older driver);
-// any other failure of the runtime stops it as a failure.
+// the reasons the probe gives (gpu_topology::kernels::no_usable_device); any other failure of the
+// runtime stops it as a failure.
 static cudaDeviceProp open_device(const char* program) {
     int devices = 0;
     const cudaError_t found = cudaGetDeviceCount(&devices);
-    if (found == cudaErrorNoDevice || found == cudaErrorInsufficientDriver || found == cudaErrorSystemDriverMismatch ||
-        found == cudaErrorNotSupported || found == cudaErrorOperatingSystem || found == cudaErrorInitializationError ||
-        (found == cudaSuccess && devices == 0)) {
+    if (gpu_topology::kernels::no_usable_device(found) || (found == cudaSuccess && devices == 0)) {
         std::fprintf(stderr, "%s: no usable CUDA device: %s\n", program,
                      found == cudaSuccess ? "none is visible" : cudaGetErrorString(found));
         std::exit(77);

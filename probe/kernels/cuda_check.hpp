@@ -57,4 +57,14 @@ inline int device_attribute(cudaDeviceAttr attribute, int device, std::string_vi
     return value;
 }
 
+// What cudaGetDeviceCount answers where this machine has no usable device (none, no driver, a
+// driver older than the runtime, a system that cannot run CUDA): the probe then reports the GPU's
+// facts unmeasured and a GPU program skips; any other error is a failure. The bench programs
+// (bench/explore_common.cuh) take the same list.
+constexpr bool no_usable_device(cudaError_t status) {
+    return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
+           status == cudaErrorSystemDriverMismatch || status == cudaErrorNotSupported ||
+           status == cudaErrorOperatingSystem || status == cudaErrorInitializationError;
+}
+
 }  // namespace gpu_topology::kernels

@@ -28,9 +28,7 @@ kernels::DeviceLookup find_device(int index) {
     kernels::DeviceLookup lookup;
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
-        status == cudaErrorSystemDriverMismatch || status == cudaErrorNotSupported ||
-        status == cudaErrorOperatingSystem || status == cudaErrorInitializationError) {
+    if (kernels::no_usable_device(status)) {
         lookup.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
         return lookup;
     }
