@@ -78,7 +78,7 @@ if [ -n "${SHARED_TILING_PLAN:-}" ]; then
 fi
 
 RESULT=${OUT:-/tmp/shared-tiling-check}
-W=$(mktemp -d /tmp/shared-tiling.XXXXXX) && mkdir -p "$RESULT" "$W/out" || exit 1
+W=$(mktemp -d "${TMPDIR:-/tmp}/shared-tiling.XXXXXX") && mkdir -p "$RESULT" "$W/out" || exit 1
 status=0
 # shellcheck disable=SC2317 # run by the EXIT trap
 summarise() {
@@ -96,7 +96,13 @@ summarise() {
     echo "no search wrote a CSV: no summary" | tee "$RESULT/summary-$CARD.md"
   fi
   [ -s "$W/out/skipped.txt" ] && { echo; echo "## Not run"; cat "$W/out/skipped.txt"; } >> "$RESULT/summary-$CARD.md"
-  tar czf "$RESULT/shared-tiling-$CARD.tgz" -C "$W" out || echo "bench/shared_tiling_check.sh: packing $W/out failed" >&2
+  # The working folder (the examples' builds, the searches' CSVs and logs) goes once its archive is
+  # written; where packing fails it stays, and the line says where.
+  if tar czf "$RESULT/shared-tiling-$CARD.tgz" -C "$W" out; then
+    rm -rf "$W"
+  else
+    echo "bench/shared_tiling_check.sh: packing $W/out failed; it is kept" >&2
+  fi
   echo "== the whole check: $(elapsed) s"
   cat "$RESULT/summary-$CARD.md" 2> /dev/null
 }

@@ -19,7 +19,9 @@ set(fakes STENCIL3D=${CMAKE_CURRENT_LIST_DIR}/fake_stencil3d.py GEMM=${CMAKE_CUR
 # Runs the check with `env` (VAR=value...) and `args`; sets rc, out (stdout and stderr).
 function(check name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "ENV;ARGS")
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E env OUT=${WORK}/${name} ${arg_ENV} "${BASH}" "${script}" ${arg_ARGS}
+  file(MAKE_DIRECTORY "${WORK}/tmp-${name}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env OUT=${WORK}/${name} TMPDIR=${WORK}/tmp-${name} ${arg_ENV}
+                          "${BASH}" "${script}" ${arg_ARGS}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
   set(rc "${rc}" PARENT_SCOPE)
   set(out "${out}${err}" PARENT_SCOPE)
@@ -80,6 +82,11 @@ expect_match(whole "${text}" "h100 stencil: 48 searches \\(0 incomplete\\); the 
 expect_match(whole "${text}" "S=96K T=1024: 8 grids, chosen worst 0.900, tuned worst 1.000, default worst 0.800")
 expect_match(whole "${text}" "h100 SGEMM: 8 products \\(0 incomplete\\); the helper's pick at 0.9 of the best or better on 0, worst 0.833; the tuned list at 0.97 or better on 8, worst 1.000; chosen / cuBLAS 0.50 to 0.50")
 expect_match(whole "${out}" "== the whole check: [0-9]+ s")
+# Its working folder (the builds, the searches' CSVs) is gone once packed: nothing is left in TMPDIR.
+file(GLOB left "${WORK}/tmp-whole/*")
+if(left)
+  message(FATAL_ERROR "whole: its working folder was left behind: ${left}")
+endif()
 
 # One search fails after its first grid: the others run, the summary keeps that grid and says what failed.
 check(failing ENV ${fakes} FAKE_FAIL=98304:1024 ARGS h200)
