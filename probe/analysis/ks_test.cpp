@@ -9,12 +9,11 @@
 
 namespace gpu_topology::analysis {
 
-KsResult ks_slower(std::span<const double> reference, std::span<const double> candidate, double shift) {
-    if (reference.empty() || candidate.empty()) throw std::invalid_argument("KS test needs two non-empty samples");
-    std::vector<double> r(reference.begin(), reference.end()), c(candidate.begin(), candidate.end());
-    std::sort(r.begin(), r.end());
-    std::sort(c.begin(), c.end());
-    for (auto& x : c) x -= shift;  // F_cand(x + shift) == CDF of (candidate - shift) at x
+namespace {
+
+// D and p of the one-sided test on a sorted reference `r` and a candidate `c` sorted and moved
+// down by the shift.
+KsResult ks_of_sorted(std::span<const double> r, std::span<const double> c) {
     const double nr = double(r.size()), nc = double(c.size());
     std::size_t i = 0, j = 0;
     double d = 0;
@@ -26,6 +25,32 @@ KsResult ks_slower(std::span<const double> reference, std::span<const double> ca
     }
     const double ne = nr * nc / (nr + nc);
     return {d, std::clamp(std::exp(-2.0 * ne * d * d), 0.0, 1.0)};
+}
+
+std::vector<double> shifted_ascending(std::span<const double> candidate, double shift) {
+    std::vector<double> c(candidate.begin(), candidate.end());
+    std::sort(c.begin(), c.end());
+    for (auto& x : c) x -= shift;  // F_cand(x + shift) == CDF of (candidate - shift) at x
+    return c;
+}
+
+}  // namespace
+
+KsResult ks_slower(std::span<const double> reference, std::span<const double> candidate, double shift) {
+    if (reference.empty() || candidate.empty()) throw std::invalid_argument("KS test needs two non-empty samples");
+    std::vector<double> r(reference.begin(), reference.end());
+    std::sort(r.begin(), r.end());
+    return ks_of_sorted(r, shifted_ascending(candidate, shift));
+}
+
+KsReference::KsReference(std::span<const double> values, const Tolerance& tolerance)
+    : ascending(analysis::ascending(values)),
+      shift(std::max(tolerance.fraction * quantile_of_ascending(ascending, 0.5), tolerance.floor_cycles)) {}
+
+KsResult ks_slower(const KsReference& reference, std::span<const double> candidate) {
+    if (reference.ascending.empty() || candidate.empty())
+        throw std::invalid_argument("KS test needs two non-empty samples");
+    return ks_of_sorted(reference.ascending, shifted_ascending(candidate, reference.shift));
 }
 
 double Tolerance::shift_for(std::span<const double> reference) const {

@@ -4,6 +4,7 @@
 // of loads that changed level". The probe asks only the one-sided question
 // (did loads become slower?), with an indifference zone.
 #include <span>
+#include <vector>
 
 namespace gpu_topology::analysis {
 
@@ -26,5 +27,15 @@ struct Tolerance {
     double floor_cycles = 16;
     double shift_for(std::span<const double> reference) const;
 };
+
+// A reference tested against many candidates (a capacity search's): sorted, and its
+// indifference zone taken, once. ks_slower(reference, candidate) is
+// ks_slower(values, candidate, tolerance.shift_for(values)).
+struct KsReference {
+    KsReference(std::span<const double> values, const Tolerance& tolerance);
+    std::vector<double> ascending;
+    double shift = 0;
+};
+KsResult ks_slower(const KsReference& reference, std::span<const double> candidate);
 
 }  // namespace gpu_topology::analysis

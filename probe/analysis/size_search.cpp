@@ -1,16 +1,25 @@
 #include "size_search.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace gpu_topology::analysis {
 
-bool fits(const SweepPoint& candidate, const SweepPoint& reference, const CapacitySearchOptions& options,
-          KsResult* test) {
-    const auto result =
-        ks_slower(reference.cycles, candidate.cycles, options.tolerance.shift_for(reference.cycles));
+namespace {
+
+bool fits_reference(const SweepPoint& candidate, const KsReference& reference, const CapacitySearchOptions& options,
+                    KsResult* test) {
+    const auto result = ks_slower(reference, candidate.cycles);
     if (test) *test = result;
     return result.p_value >= options.alpha || result.statistic < options.min_effect;
+}
+
+}  // namespace
+
+bool fits(const SweepPoint& candidate, const SweepPoint& reference, const CapacitySearchOptions& options,
+          KsResult* test) {
+    return fits_reference(candidate, KsReference(reference.cycles, options.tolerance), options, test);
 }
 
 namespace {
@@ -24,6 +33,7 @@ public:
             throw std::invalid_argument("capacity search needs reference < max and a non-zero step");
         reference_ = reference ? *reference : measure(round(options.reference_bytes));
         estimate_.trace.points.push_back(reference_);
+        ks_reference_.emplace(reference_.cycles, options.tolerance);
     }
     std::uint64_t round(std::uint64_t bytes) const {
         return std::max(options_.step_bytes, bytes / options_.step_bytes * options_.step_bytes);
@@ -35,7 +45,7 @@ public:
     bool fits(std::uint64_t bytes) {
         auto point = measure_(bytes);
         KsResult test;
-        const bool ok = analysis::fits(point, reference_, options_, &test);
+        const bool ok = fits_reference(point, *ks_reference_, options_, &test);
         if (!ok) last_rejection_ = test;
         estimate_.trace.points.push_back(std::move(point));
         return ok;
@@ -78,6 +88,7 @@ private:
     const MeasureFootprint& measure_;
     const CapacitySearchOptions& options_;
     SweepPoint reference_;
+    std::optional<KsReference> ks_reference_;  // reference_ sorted once for every test against it
     KsResult last_rejection_;
     CapacityEstimate estimate_;
 };

@@ -38,7 +38,10 @@ CacheLevel::CacheLevel(const CacheGeometry& g, std::uint64_t bytes, std::uint32_
 
 std::uint64_t CacheLevel::set_of(std::uint64_t line) const {
     if (index_ == SetIndex::modulo) return line % sets_;
-    return (line % sets_ + mix((line / sets_) ^ salt_) % sets_) % sets_;
+    // (line mod sets + the block's shift) mod sets, the last by a subtraction: two divisions, not three.
+    const std::uint64_t block = line / sets_;
+    const std::uint64_t set = (line - block * sets_) + mix(block ^ salt_) % sets_;
+    return set >= sets_ ? set - sets_ : set;
 }
 
 std::vector<std::uint64_t> CacheLevel::block_shifts(const LineRun& run) const {
@@ -87,34 +90,77 @@ std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vect
     return n;
 }
 
+RunCounts::RunCounts(const CacheLevel& level, const LineRun& run)
+    : level_(level), run_(run), shifts_(level.block_shifts(run)) {
+    const std::uint64_t sets = level.sets();
+    if (run.count == 0 || run.step >= sets || sets % run.step != 0) return;
+    const std::uint64_t first_block = run.first / sets;
+    const std::uint64_t last_block = (run.first + (run.count - 1) * run.step) / sets;
+    inner_by_phase_.assign(run.step, 0);
+    if (last_block - first_block < 2) return;
+    if (shifts_.empty()) {  // a modulo index: no block shifts
+        inner_by_phase_[0] = last_block - first_block - 1;
+        return;
+    }
+    for (std::uint64_t b = first_block + 1; b < last_block; ++b) ++inner_by_phase_[shifts_[b - first_block] % run.step];
+}
+
+std::uint64_t RunCounts::count(std::uint64_t set) const {
+    if (inner_by_phase_.empty()) return level_.count(run_, set, nullptr, &shifts_);
+    const std::uint64_t sets = level_.sets(), step = run_.step;
+    if (set >= sets) throw std::logic_error("simulated cache: a set beyond the level's");
+    const std::uint64_t last = run_.first + (run_.count - 1) * step;
+    const std::uint64_t first_block = run_.first / sets, last_block = last / sets;
+    const auto shift_of = [&](std::uint64_t b) { return shifts_.empty() ? 0 : shifts_[b - first_block]; };
+    // A block inside the run holds the set's line at offset (set - shift) mod sets, touched when
+    // (set - shift - first) is a multiple of the step (sets being one): shift = set - first (mod step).
+    const std::uint64_t phase = (set % step + step - run_.first % step) % step;
+    std::uint64_t n = last_block - first_block >= 2 ? inner_by_phase_[phase] : 0;
+    const auto edge = [&](std::uint64_t b) {
+        std::uint64_t offset = set + sets - shift_of(b);
+        if (offset >= sets) offset -= sets;
+        const std::uint64_t line = b * sets + offset;
+        return line >= run_.first && line <= last && (line - run_.first) % step == 0 ? 1 : 0;
+    };
+    n += edge(first_block);
+    if (last_block != first_block) n += edge(last_block);
+    return n;
+}
+
+SetPlay::SetPlay(std::uint64_t ways, std::uint64_t lines, Replacement policy, std::uint64_t seed)
+    : ways_(ways), policy_(policy), random_(seed) {
+    if (policy == Replacement::lru) {
+        lru_at_.resize(lines);
+        held_.assign(lines, false);
+    } else {
+        slot_of_.assign(lines, kAbsent);
+    }
+}
+
 bool SetPlay::access(std::uint64_t line) {
     if (ways_ == 0) return false;
     if (policy_ == Replacement::lru) {
-        if (const auto at = lru_at_.find(line); at != lru_at_.end()) {
-            recency_.splice(recency_.end(), recency_, at->second);  // most recent last
+        if (held_.at(line)) {
+            recency_.splice(recency_.end(), recency_, lru_at_[line]);  // most recent last
             return true;
         }
         if (recency_.size() == ways_) {
-            lru_at_.erase(recency_.front());
+            held_[recency_.front()] = false;
             recency_.pop_front();
         }
         lru_at_[line] = recency_.insert(recency_.end(), line);
+        held_[line] = true;
         return false;
     }
-    // Sets of tens of ways are scanned, cheaper than a hash map's upkeep; a few descriptions
-    // have sets of thousands (a small L1 of one set), which a map serves.
-    const bool scan = ways_ <= kScannedWays;
-    if (scan ? std::find(slots_.begin(), slots_.end(), line) != slots_.end() : slot_of_.count(line) != 0) return true;
+    if (slot_of_.at(line) != kAbsent) return true;
     if (slots_.size() < ways_) {
-        if (!scan) slot_of_[line] = slots_.size();
+        slot_of_[line] = slots_.size();
         slots_.push_back(line);
         return false;
     }
     const std::size_t victim = random_.below(slots_.size());
-    if (!scan) {
-        slot_of_.erase(slots_[victim]);
-        slot_of_[line] = victim;
-    }
+    slot_of_[slots_[victim]] = kAbsent;
+    slot_of_[line] = victim;
     slots_[victim] = line;
     return false;
 }
@@ -122,10 +168,10 @@ bool SetPlay::access(std::uint64_t line) {
 SteadyState::SetState& SteadyState::state(std::uint64_t set) {
     const auto found = sets_.find(set);
     if (found != sets_.end()) return found->second;
-    if (!shifts_) shifts_ = level_.block_shifts(run_);
+    if (!counts_) counts_.emplace(level_, run_);
     SetState s;
     s.ways = level_.ways(set);
-    s.lines = level_.count(run_, set, nullptr, &*shifts_);
+    s.lines = counts_->count(set);
     return sets_.emplace(set, std::move(s)).first->second;
 }
 
@@ -137,7 +183,7 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
     if (!s.played) {
         PlayedSet p;
         std::vector<std::uint64_t> lines;  // ascending, each once
-        level_.count(run_, set, &lines, &*shifts_);
+        level_.count(run_, set, &lines, &counts_->shifts());
         // By visit, lines visited at once in ascending order (a stable sort of ascending lines);
         // each visit asked for once. The places by line follow without a second sort (sorting
         // (visit, line) pairs, then (line, place) pairs, was a sixth of a simulated probe's time).
@@ -157,14 +203,14 @@ bool SteadyState::holds(std::uint64_t line, std::uint64_t timed_pass) {
     auto& p = *s.played;
     if (p.passes.size() <= timed_pass) {
         // Play from the start: warm passes, then every timed pass up to this one.
-        SetPlay play(s.ways, level_.replacement(), mix(seed_ ^ mix(set)));
+        SetPlay play(s.ways, p.order.size(), level_.replacement(), mix(seed_ ^ mix(set)));
         p.passes.clear();
         for (std::uint32_t w = 0; w < warm_; ++w)
-            for (const auto l : p.order) play.access(l);
+            for (std::size_t i = 0; i < p.order.size(); ++i) play.access(i);
         for (std::uint64_t t = 0; t <= timed_pass; ++t) {
             std::vector<bool> hits;
             hits.reserve(p.order.size());
-            for (const auto l : p.order) hits.push_back(play.access(l));
+            for (std::size_t i = 0; i < p.order.size(); ++i) hits.push_back(play.access(i));
             p.passes.push_back(std::move(hits));
         }
     }

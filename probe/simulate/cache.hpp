@@ -63,21 +63,44 @@ private:
     std::uint64_t salt_ = 0;
 };
 
-// One set played load by load: `ways` slots, lines replaced by the policy.
-class SetPlay {
+// The lines of one run in each set, for many sets of that run. A block of `sets` consecutive
+// lines holds one line of every set; a block wholly inside the run is touched at that line
+// when the line's offset from the run's first is a multiple of the step. Where the step
+// divides the sets, that depends only on the block's shift modulo the step: the blocks
+// inside the run are counted by that phase once, and a set's count is its phase's count and
+// the two edge blocks looked at. Otherwise (a step of a block or more, or one that does not
+// divide the sets) count() walks the blocks, each block's shift taken once.
+class RunCounts {
 public:
-    SetPlay(std::uint64_t ways, Replacement policy, std::uint64_t seed) : ways_(ways), policy_(policy), random_(seed) {}
-    bool access(std::uint64_t line);  // true: hit
+    RunCounts(const CacheLevel& level, const LineRun& run);
+    std::uint64_t count(std::uint64_t set) const;  // set below level.sets()
+    const std::vector<std::uint64_t>& shifts() const { return shifts_; }  // level.block_shifts(run)
 
 private:
+    const CacheLevel& level_;
+    LineRun run_;
+    std::vector<std::uint64_t> shifts_;
+    std::vector<std::uint64_t> inner_by_phase_;  // blocks strictly between the edges, by shift % step; empty: walk
+};
+
+// One set played load by load: `ways` slots, lines replaced by the policy. The set receives
+// `lines` lines, named by their place among them (0 to lines - 1): what a line holds is then a
+// look-up, not a search.
+class SetPlay {
+public:
+    SetPlay(std::uint64_t ways, std::uint64_t lines, Replacement policy, std::uint64_t seed);
+    bool access(std::uint64_t line);  // line below `lines`; true: hit
+
+private:
+    static constexpr std::uint64_t kAbsent = ~std::uint64_t(0);
     std::uint64_t ways_;
     Replacement policy_;
     Random random_;
-    std::list<std::uint64_t> recency_;  // LRU: least recent first
-    static constexpr std::uint64_t kScannedWays = 128;  // random: sets up to this many ways are scanned
-    std::vector<std::uint64_t> slots_;  // random: the lines held
-    std::unordered_map<std::uint64_t, std::size_t> slot_of_;  // random, more ways than are scanned: line -> slot
-    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> lru_at_;
+    std::vector<std::uint64_t> slot_of_;  // random: per line, its slot, or kAbsent
+    std::vector<std::uint64_t> slots_;    // random: the lines held
+    std::list<std::uint64_t> recency_;    // LRU: the lines held, least recent first
+    std::vector<std::list<std::uint64_t>::iterator> lru_at_;  // LRU: per line, its place in recency_
+    std::vector<bool> held_;                                  // LRU: per line, whether it is held
 };
 
 // Which of a ring's lines a level holds in the steady state of a chase: after
@@ -108,7 +131,7 @@ private:
     std::uint64_t seed_;
     VisitOf visit_of_;
     std::unordered_map<std::uint64_t, SetState> sets_;
-    std::optional<std::vector<std::uint64_t>> shifts_;  // level_.block_shifts(run_), once a set is counted
+    std::optional<RunCounts> counts_;  // once a set is counted
 };
 
 }  // namespace gpu_topology::simulate

@@ -449,13 +449,15 @@ ChaseResult SimulatedEngine::chase_after(const ChaseRequest& victim, const kerne
         if (same_storage) storage.count(other_lines, set, &theirs);
         std::stable_sort(mine.begin(), mine.end(),
                          [&](std::uint64_t a, std::uint64_t b) { return v.visit_of_line(a, lb) < v.visit_of_line(b, lb); });
-        SetPlay play(storage.ways(set), storage.replacement(), mix(seed ^ set));
+        // The set's lines by place: the victim's first (by visit), then the other warp's data,
+        // never the victim's lines.
+        SetPlay play(storage.ways(set), mine.size() + theirs.size(), storage.replacement(), mix(seed ^ set));
         for (std::uint32_t w = 0; w < std::max(1u, victim.warm_passes); ++w)
-            for (const auto l : mine) play.access(l);
+            for (std::size_t i = 0; i < mine.size(); ++i) play.access(i);
         for (std::uint32_t p = 0; p < other.passes; ++p)
-            for (const auto l : theirs) play.access(l + (std::uint64_t(1) << 40));  // other data, never the victim's line
+            for (std::size_t i = 0; i < theirs.size(); ++i) play.access(mine.size() + i);
         for (std::uint64_t p = 0; p < passes; ++p)
-            for (const auto l : mine) lines[l].push_back(play.access(l));
+            for (std::size_t i = 0; i < mine.size(); ++i) lines[mine[i]].push_back(play.access(i));
         return lines;
     };
 

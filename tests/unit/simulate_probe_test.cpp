@@ -7,6 +7,8 @@
 #include "model/agreement.hpp"
 #include "model/serialize.hpp"
 #include "profile/profile.hpp"
+#include "simulate/cache.hpp"
+#include "simulate/random.hpp"
 #include "simulate/run.hpp"
 #include "util/format.hpp"
 
@@ -29,6 +31,34 @@ util::Json simulated(const simulate::Architecture& arch, simulate::RunOptions ru
 }
 
 // Also checks that docs/simulated-results.md is what `simulate-table architectures` writes now.
+// The per-set counts of a run (counted by phase where the step divides the sets) are the
+// counts of walking every block, on levels of hashed and modulo index, sets that are and are
+// not a power of two, steps that divide them, do not, and span blocks, runs within one block.
+TEST(SimulateCache, RunCountsAreTheBlockWalksCounts) {
+    simulate::Random draw(20261128);
+    int fast = 0;
+    for (int level_case = 0; level_case < 24; ++level_case) {
+        simulate::CacheGeometry g;
+        g.line_bytes = 128;
+        g.ways = 1 + std::uint32_t(draw.below(16));
+        const std::uint64_t sets = 1 + draw.below(level_case % 2 ? 96 : 4096);
+        const auto index = level_case % 3 == 0 ? simulate::SetIndex::modulo : simulate::SetIndex::hashed;
+        const simulate::CacheLevel level(g, sets * g.ways * g.line_bytes, g.line_bytes, index, draw.next());
+        for (int run_case = 0; run_case < 8; ++run_case) {
+            const simulate::LineRun run{draw.below(5 * level.sets()), std::uint64_t(1) << draw.below(8),
+                                        draw.below(run_case % 2 ? 8 : 40 * level.sets())};
+            const simulate::RunCounts counts(level, run);
+            const auto shifts = level.block_shifts(run);
+            fast += run.step < level.sets() && level.sets() % run.step == 0;
+            for (std::uint64_t set = 0; set < level.sets(); ++set)
+                ASSERT_EQ(counts.count(set), level.count(run, set, nullptr, &shifts))
+                    << "sets " << level.sets() << ", run from " << run.first << " step " << run.step << " count "
+                    << run.count << ", set " << set;
+        }
+    }
+    EXPECT_GT(fast, 40) << "too few runs took the counts by phase";
+}
+
 TEST(SimulateProbe, EveryDescriptionIsRecovered) {
     const auto files = descriptions();
     ASSERT_FALSE(files.empty());
