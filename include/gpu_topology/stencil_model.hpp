@@ -356,10 +356,12 @@ GPU_TOPOLOGY_HD constexpr void for_each_stencil_block(std::uint32_t threads_per_
         }
     }
 }
+// (Each member initialised: nvcc's front end takes an array of them, `candidate list[n]{}`, in a
+// constant expression only then.)
 struct stencil_candidate {
-    stencil_block block;
-    bool whole_lines;  // its rows are whole L1 lines (the chooser's one rule)
-    double time;       // star_stencil_traffic(...).seconds_per_update
+    stencil_block block{};
+    bool whole_lines = false;  // its rows are whole L1 lines (the chooser's one rule)
+    double time = 0;           // star_stencil_traffic(...).seconds_per_update
 };
 template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_candidate candidate_of(const stencil_block& b, const grid_extent& g,
@@ -372,6 +374,28 @@ GPU_TOPOLOGY_HD constexpr bool same_tile(const stencil_block& a, const stencil_b
 // Ranked ahead: its rows are whole lines where the other's are not, or, alike in that, it takes less time.
 GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const stencil_candidate& b) {
     return (a.whole_lines && !b.whole_lines) || (a.whole_lines == b.whole_lines && a.time < b.time);
+}
+// The block chooser's rule (choose_star_stencil_block), offered the candidates in for_each_stencil_block's
+// order: the best ranked, the first found of a tie, but of two blocks of one tile and time the one that
+// folds along the preferred axis.
+struct chooser_pick {
+    bool plane_fits_l1;
+    stencil_candidate best{};
+    bool found = false;
+    GPU_TOPOLOGY_HD constexpr void offer(const stencil_candidate& c) {
+        const bool folds_preferred_axis = plane_fits_l1 ? c.block.fold_y > 1 : c.block.fold_z > 1;
+        const bool tie_won = found && c.whole_lines == best.whole_lines && c.time == best.time &&
+                             same_tile(c.block, best.block) && folds_preferred_axis;
+        if (!found || ranks_ahead(c, best) || tie_won) best = c;
+        found = true;
+    }
+    GPU_TOPOLOGY_HD constexpr stencil_block block(std::uint32_t threads_per_block) const {
+        return found ? best.block : stencil_block{threads_per_block, 1, 1};
+    }
+};
+template <typename T>
+GPU_TOPOLOGY_HD constexpr bool plane_fits_l1(const grid_extent& g, std::uint32_t radius, const stencil_machine& m) {
+    return (g.x + 2 * radius) * (g.y + 2 * radius) * sizeof(T) <= m.l1_bytes;
 }
 }  // namespace detail
 
@@ -399,18 +423,10 @@ template <typename T>
 GPU_TOPOLOGY_HD constexpr stencil_block choose_star_stencil_block(const grid_extent& g, std::uint32_t radius,
                                                                   std::uint32_t threads_per_block,
                                                                   const stencil_machine& m) {
-    const bool plane_fits_l1 = (g.x + 2 * radius) * (g.y + 2 * radius) * sizeof(T) <= m.l1_bytes;
-    detail::stencil_candidate best{};
-    bool found = false;
-    detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
-        const auto c = detail::candidate_of<T>(b, g, radius, m);
-        const bool folds_preferred_axis = plane_fits_l1 ? b.fold_y > 1 : b.fold_z > 1;
-        const bool tie_won = found && c.whole_lines == best.whole_lines && c.time == best.time &&
-                             detail::same_tile(b, best.block) && folds_preferred_axis;
-        if (!found || detail::ranks_ahead(c, best) || tie_won) best = c;
-        found = true;
-    });
-    return found ? best.block : stencil_block{threads_per_block, 1, 1};
+    detail::chooser_pick pick{detail::plane_fits_l1<T>(g, radius, m)};
+    detail::for_each_stencil_block(threads_per_block,
+                                   [&](const stencil_block& b) { pick.offer(detail::candidate_of<T>(b, g, radius, m)); });
+    return pick.block(threads_per_block);
 }
 
 // ---- A short list to time, where the model's pick is not enough ---------------
@@ -445,6 +461,32 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
                                                                    const stencil_machine& m) {
     stencil_shortlist list{};
     if (threads_per_block == 0) return list;
+    // One pass of the model over the blocks (a constant expression's cost is its evaluations): the
+    // chooser's pick, and the kStencilShortlistTiles best-ranked tiles, best first, each by its best
+    // block (the first found of a tie, as ties between tiles keep the first found). A tile that
+    // falls out of the best loses to tiles that rank ahead of all its blocks seen so far.
+    detail::chooser_pick pick{detail::plane_fits_l1<T>(g, radius, m)};
+    detail::stencil_candidate best[kStencilShortlistTiles]{};
+    std::uint32_t tiles = 0;
+    detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
+        const auto c = detail::candidate_of<T>(b, g, radius, m);
+        pick.offer(c);
+        std::uint32_t at = tiles;  // c's tile among the best, or none
+        for (std::uint32_t i = 0; i < tiles; ++i)
+            if (detail::same_tile(best[i].block, b)) at = i;
+        if (at < tiles) {
+            if (!detail::ranks_ahead(c, best[at])) return;
+            for (std::uint32_t i = at; i + 1 < tiles; ++i) best[i] = best[i + 1];
+            --tiles;
+        } else if (tiles == kStencilShortlistTiles) {
+            if (!detail::ranks_ahead(c, best[tiles - 1])) return;
+            --tiles;
+        }
+        std::uint32_t place = tiles;  // after every tile it does not rank ahead of
+        for (; place > 0 && detail::ranks_ahead(c, best[place - 1]); --place) best[place] = best[place - 1];
+        best[place] = c;
+        ++tiles;
+    });
     const auto listed = [&](const stencil_block& b) {
         for (std::uint32_t i = 0; i < list.count; ++i)
             if (list.blocks[i] == b) return true;
@@ -459,20 +501,9 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
             if (detail::same_tile(b, first)) add(b);
         });
     };
-    add_tile_of(choose_star_stencil_block<T>(g, radius, threads_per_block, m));
-    for (std::uint32_t tiles = 1; tiles < kStencilShortlistTiles; ++tiles) {
-        // The best-ranked block whose tile is not listed yet (a listed tile's blocks are all listed).
-        detail::stencil_candidate next{};
-        bool found = false;
-        detail::for_each_stencil_block(threads_per_block, [&](const stencil_block& b) {
-            if (listed(b)) return;
-            const auto c = detail::candidate_of<T>(b, g, radius, m);
-            if (!found || detail::ranks_ahead(c, next)) next = c;
-            found = true;
-        });
-        if (!found) break;
-        add_tile_of(next.block);
-    }
+    // The chooser's pick is a block of the best tile (the first found of the best rank, or of its tile).
+    add_tile_of(pick.block(threads_per_block));
+    for (std::uint32_t i = 1; i < tiles; ++i) add_tile_of(best[i].block);
     // The default, where the block size has one: 32 wide (or all of a smaller block), one deep.
     if (const stencil_block common = default_stencil_block(threads_per_block); common.threads() != 0) add(common);
     return list;
@@ -513,9 +544,9 @@ GPU_TOPOLOGY_HD constexpr double star_stencil_launch_seconds(const stencil_launc
 }
 
 namespace detail {
-struct launch_candidate {
-    stencil_launch launch;
-    double time;
+struct launch_candidate {  // each member initialised, as stencil_candidate's
+    stencil_launch launch{};
+    double time = 0;
 };
 // Ranked ahead: less time; alike, more L1, then the driver's default, then the smaller carveout.
 GPU_TOPOLOGY_HD constexpr bool launch_ranks_ahead(const launch_candidate& a, const launch_candidate& b) {
@@ -588,26 +619,34 @@ GPU_TOPOLOGY_HD constexpr stencil_launch_list star_stencil_launch_shortlist(cons
             if (list.launches[i] == l) return;
         if (list.count < stencil_launch_list::capacity) list.launches[list.count++] = l;
     };
-    const stencil_launch chosen = choose_star_stencil_launch<T>(g, radius, threads_per_block, options, m);
+    // Each option's chooser block and its time, weighed once: the chosen launch is the best of them
+    // (as choose_star_stencil_launch), the other occupancies' best launches come from the same.
+    detail::launch_candidate at[carveout_options::capacity]{};
+    std::uint32_t best = 0;
+    for (std::uint32_t i = 0; i < options.count; ++i) {
+        at[i] = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
+        if (i > 0 && detail::launch_ranks_ahead(at[i], at[best])) best = i;
+    }
+    const stencil_launch chosen =
+        options.count != 0 ? at[best].launch
+                           : stencil_launch{detail::as_given(m, threads_per_block),
+                                            choose_star_stencil_block<T>(g, radius, threads_per_block, m)};
     const stencil_shortlist at_chosen =
         star_stencil_shortlist<T>(g, radius, threads_per_block, at_option(m, chosen.option, threads_per_block));
     for (std::uint32_t i = 0; i < at_chosen.count; ++i) add({chosen.option, at_chosen.blocks[i]});
     // The other occupancies, best first: each round takes the best launch of an occupancy not yet taken.
     std::uint32_t taken[kStencilShortlistOccupancies] = {chosen.option.resident_blocks};
     for (std::uint32_t level = 1; level < kStencilShortlistOccupancies; ++level) {
-        detail::launch_candidate next{};
-        bool found = false;
+        std::uint32_t next = options.count;  // none yet
         for (std::uint32_t i = 0; i < options.count; ++i) {
             bool seen = false;
             for (std::uint32_t k = 0; k < level; ++k) seen = seen || taken[k] == options.options[i].resident_blocks;
             if (seen) continue;
-            const auto c = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
-            if (!found || detail::launch_ranks_ahead(c, next)) next = c;
-            found = true;
+            if (next == options.count || detail::launch_ranks_ahead(at[i], at[next])) next = i;
         }
-        if (!found) break;
-        taken[level] = next.launch.option.resident_blocks;
-        add(next.launch);
+        if (next == options.count) break;
+        taken[level] = at[next].launch.option.resident_blocks;
+        add(at[next].launch);
     }
     const stencil_block common = default_stencil_block(threads_per_block);
     const carveout_option* driver = options.left_to_driver();

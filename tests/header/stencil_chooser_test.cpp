@@ -337,6 +337,57 @@ TEST(StencilShortlist, HoldsThePickItsTilesAndTheDefault) {
         }
 }
 
+// The short list is its definition (bench/stencil_fit.py's shortlist()): the chooser's tile, then
+// round by round the tile of the best-ranked block not yet listed (the first found of a tie), each
+// tile's blocks in the chooser's order after the one that brought it, then the default. The header
+// takes the tiles in one pass of the model; this takes them round by round, on grids of every kind
+// (flat, narrow, smaller than a block), on both cards' facts and at a small L1 and few threads.
+std::vector<gt::stencil_block> shortlist_by_rounds(const gt::grid_extent& g, std::uint32_t threads,
+                                                   const gt::stencil_machine& m) {
+    std::vector<gt::stencil_block> listed;
+    const auto add_tile_of = [&](const gt::stencil_block& first) {
+        std::vector<gt::stencil_block> tile{first};
+        gt::detail::for_each_stencil_block(threads, [&](const gt::stencil_block& b) {
+            if (gt::detail::same_tile(b, first)) tile.push_back(b);
+        });
+        for (const auto& b : tile)
+            if (std::find(listed.begin(), listed.end(), b) == listed.end()) listed.push_back(b);
+    };
+    add_tile_of(gt::choose_star_stencil_block<double>(g, kRadius, threads, m));
+    for (std::uint32_t round = 1; round < gt::kStencilShortlistTiles; ++round) {
+        std::optional<gt::detail::stencil_candidate> next;
+        gt::detail::for_each_stencil_block(threads, [&](const gt::stencil_block& b) {
+            if (std::find(listed.begin(), listed.end(), b) != listed.end()) return;
+            const auto c = gt::detail::candidate_of<double>(b, g, kRadius, m);
+            if (!next || gt::detail::ranks_ahead(c, *next)) next = c;
+        });
+        if (!next) break;
+        add_tile_of(next->block);
+    }
+    const gt::stencil_block common = gt::default_stencil_block(threads);
+    if (common.threads() != 0 && std::find(listed.begin(), listed.end(), common) == listed.end()) listed.push_back(common);
+    return listed;
+}
+TEST(StencilShortlist, IsTheBestTilesRoundByRound) {
+    gt::stencil_machine small = kFull;
+    small.l1_bytes = 24 * 1024;
+    small.threads_per_sm = 1536;
+    int lists = 0;
+    for (const auto& m : {kFull, kH100, small})
+        for (const std::uint32_t threads : {1024u, 256u, 64u})
+            for (std::uint64_t x : {7u, 43u, 96u, 300u, 1201u})
+                for (std::uint64_t y : {5u, 130u, 1594u})
+                    for (std::uint64_t z : {3u, 60u, 404u}) {
+                        const gt::grid_extent g{x, y, z};
+                        const auto list = gt::star_stencil_shortlist<double>(g, kRadius, threads, m);
+                        const auto expected = shortlist_by_rounds(g, threads, m);
+                        ASSERT_EQ(std::vector<gt::stencil_block>(list.blocks, list.blocks + list.count), expected)
+                            << threads << " threads, " << x << "x" << y << "x" << z;
+                        ++lists;
+                    }
+    EXPECT_EQ(lists, 3 * 3 * 5 * 3 * 3);
+}
+
 // Block sizes the choosers do not expect: none (an empty list), fewer than 32 threads (the default is
 // the whole block in x) and counts that are not powers of two (no default of another size).
 TEST(StencilShortlist, OddBlockSizes) {
