@@ -59,7 +59,8 @@ commands:
             simulate every description in DIR and write the table of verdicts
   docs      [--output FILE] [--list]
             the table of quantities (docs/quantities.md); --list: one line each,
-            "NAME path object member shape", for scripts
+            "NAME path object member shape relative at_least", for scripts (the
+            last two: how far one card's runs may differ, model/agreement.hpp)
   version
 
 exit codes: 0 ok, 1 failure, 2 usage error, 3 measured while the GPU was busy, 77 no usable GPU

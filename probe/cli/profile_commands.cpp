@@ -169,8 +169,11 @@ int cmd_docs(const Args& args) {
     std::string lines;
     for (const auto& q : model::kQuantities) {
         const char* shape = q.shape == model::Shape::fact ? "fact" : q.shape == model::Shape::latency ? "latency" : "estimate";
+        // The agreement rule of one card's runs (model/agreement.hpp), for scripts that compare.
+        const auto rule = model::agreement_rule(q);
         lines += std::string(q.name) + " " + std::string(q.path) + " " + std::string(q.object()) + " " +
-                 std::string(q.member()) + " " + shape + "\n";
+                 std::string(q.member()) + " " + shape + " " + util::format_number(rule.relative) + " " +
+                 util::format_number(rule.at_least) + "\n";
     }
     write_output(args.get("--output"), lines);
     return 0;

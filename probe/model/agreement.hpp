@@ -35,14 +35,24 @@ inline constexpr std::array kToleranceOverrides{
                       "the mean rise of four medians: 8-10 cycles over three fresh buffers on one H100"},
 };
 
-inline double agreement_tolerance(const Quantity& q, double expected) {
+// A quantity's rule: two runs agree when they differ by at most `relative` of the expected value
+// and never less than `at_least` (in the quantity's unit); 0 and 0: exactly.
+struct AgreementRule {
+    double relative;
+    double at_least;
+};
+inline AgreementRule agreement_rule(const Quantity& q) {
     for (const auto& o : kToleranceOverrides)
-        if (o.name == q.name) return std::max(o.relative * expected, o.at_least);
-    if (q.rule.power_of_two || q.unit == Unit::instances || q.unit == Unit::flag) return 0;
-    if (q.shape == Shape::latency || q.unit == Unit::cycles) return std::max(0.05 * expected, 2.0);
-    if (q.unit == Unit::bytes_per_s) return 0.15 * expected;
-    if (q.unit == Unit::bytes) return std::max(0.04 * expected, q.object() == "l2" ? 512.0 * 1024 : 2048.0);
-    return 0.05 * expected;
+        if (o.name == q.name) return {o.relative, o.at_least};
+    if (q.rule.power_of_two || q.unit == Unit::instances || q.unit == Unit::flag) return {0, 0};
+    if (q.shape == Shape::latency || q.unit == Unit::cycles) return {0.05, 2.0};
+    if (q.unit == Unit::bytes_per_s) return {0.15, 0};
+    if (q.unit == Unit::bytes) return {0.04, q.object() == "l2" ? 512.0 * 1024 : 2048.0};
+    return {0.05, 0};
+}
+inline double agreement_tolerance(const Quantity& q, double expected) {
+    const AgreementRule rule = agreement_rule(q);
+    return std::max(rule.relative * expected, rule.at_least);
 }
 
 // Cards of one model differ where runs of one card do not: five H100s of one pool gave near-L2

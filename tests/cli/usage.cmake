@@ -45,3 +45,22 @@ foreach(budget "1e308" "inf" "nan" "0" "-5" " 5" "0x10" "5s" "86401")
 endforeach()
 string(ASCII 10 newline)
 refused("--source: 'a\\\\nb' holds a control character or invalid UTF-8" render p.json --source "a${newline}b")
+
+# docs --list, which scripts read: seven fields a line, the last two the agreement rule of one
+# card's runs (model/agreement.hpp): a latency's, and an override's.
+execute_process(COMMAND "${PROBE}" docs --list RESULT_VARIABLE rc OUTPUT_VARIABLE list)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "docs --list exited ${rc}")
+endif()
+string(REPLACE "\n" ";" lines "${list}")
+foreach(line IN LISTS lines)
+  if(NOT line STREQUAL "" AND NOT line MATCHES "^[A-Z0-9_]+ [a-z0-9_.]+ [a-z0-9_]+ [a-z0-9_]+ (fact|latency|estimate) [0-9.e+-]+ [0-9.e+-]+$")
+    message(FATAL_ERROR "docs --list: not NAME path object member shape relative at_least: '${line}'")
+  endif()
+endforeach()
+foreach(expected "L1_LATENCY_CYCLES caches.l1.latency_cycles l1 latency_cycles latency 0.05 2"
+                 "TLB_ENTRIES [^ ]+ [^ ]+ [^ ]+ [a-z]+ 0 1")
+  if(NOT list MATCHES "(^|\n)${expected}\n")
+    message(FATAL_ERROR "docs --list has no line '${expected}':\n${list}")
+  endif()
+endforeach()
