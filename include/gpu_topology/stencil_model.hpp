@@ -379,11 +379,11 @@ GPU_TOPOLOGY_HD constexpr bool ranks_ahead(const stencil_candidate& a, const ste
 // order: the best ranked, the first found of a tie, but of two blocks of one tile and time the one that
 // folds along the preferred axis.
 struct chooser_pick {
-    bool plane_fits_l1;
+    bool fold_y_preferred;  // an xy plane of the grid with its halo fits L1 (choose_star_stencil_block)
     stencil_candidate best{};
     bool found = false;
     GPU_TOPOLOGY_HD constexpr void offer(const stencil_candidate& c) {
-        const bool folds_preferred_axis = plane_fits_l1 ? c.block.fold_y > 1 : c.block.fold_z > 1;
+        const bool folds_preferred_axis = fold_y_preferred ? c.block.fold_y > 1 : c.block.fold_z > 1;
         const bool tie_won = found && c.whole_lines == best.whole_lines && c.time == best.time &&
                              same_tile(c.block, best.block) && folds_preferred_axis;
         if (!found || ranks_ahead(c, best) || tie_won) best = c;
@@ -464,7 +464,8 @@ GPU_TOPOLOGY_HD constexpr stencil_shortlist star_stencil_shortlist(const grid_ex
     // One pass of the model over the blocks (a constant expression's cost is its evaluations): the
     // chooser's pick, and the kStencilShortlistTiles best-ranked tiles, best first, each by its best
     // block (the first found of a tie, as ties between tiles keep the first found). A tile that
-    // falls out of the best loses to tiles that rank ahead of all its blocks seen so far.
+    // falls out of the best loses to tiles that rank ahead of, or alike with and found before, all
+    // its blocks seen so far; its later blocks come back only by ranking ahead of the last kept.
     detail::chooser_pick pick{detail::plane_fits_l1<T>(g, radius, m)};
     detail::stencil_candidate best[kStencilShortlistTiles]{};
     std::uint32_t tiles = 0;
@@ -620,15 +621,17 @@ GPU_TOPOLOGY_HD constexpr stencil_launch_list star_stencil_launch_shortlist(cons
         if (list.count < stencil_launch_list::capacity) list.launches[list.count++] = l;
     };
     // Each option's chooser block and its time, weighed once: the chosen launch is the best of them
-    // (as choose_star_stencil_launch), the other occupancies' best launches come from the same.
-    detail::launch_candidate at[carveout_options::capacity]{};
-    std::uint32_t best = 0;
+    // (as choose_star_stencil_launch, which weighs them one at a time without keeping them;
+    // StencilLaunchShortlist's tests hold the list's first to it), the other occupancies' best
+    // launches come from the same. (An array of 16 candidates, under 1 KiB of a device thread's stack.)
+    detail::launch_candidate by_option[carveout_options::capacity]{};
+    std::uint32_t chosen_index = 0;
     for (std::uint32_t i = 0; i < options.count; ++i) {
-        at[i] = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
-        if (i > 0 && detail::launch_ranks_ahead(at[i], at[best])) best = i;
+        by_option[i] = detail::best_at<T>(g, radius, threads_per_block, options.options[i], m);
+        if (i > 0 && detail::launch_ranks_ahead(by_option[i], by_option[chosen_index])) chosen_index = i;
     }
     const stencil_launch chosen =
-        options.count != 0 ? at[best].launch
+        options.count != 0 ? by_option[chosen_index].launch
                            : stencil_launch{detail::as_given(m, threads_per_block),
                                             choose_star_stencil_block<T>(g, radius, threads_per_block, m)};
     const stencil_shortlist at_chosen =
@@ -642,11 +645,11 @@ GPU_TOPOLOGY_HD constexpr stencil_launch_list star_stencil_launch_shortlist(cons
             bool seen = false;
             for (std::uint32_t k = 0; k < level; ++k) seen = seen || taken[k] == options.options[i].resident_blocks;
             if (seen) continue;
-            if (next == options.count || detail::launch_ranks_ahead(at[i], at[next])) next = i;
+            if (next == options.count || detail::launch_ranks_ahead(by_option[i], by_option[next])) next = i;
         }
         if (next == options.count) break;
-        taken[level] = at[next].launch.option.resident_blocks;
-        add(at[next].launch);
+        taken[level] = by_option[next].launch.option.resident_blocks;
+        add(by_option[next].launch);
     }
     const stencil_block common = default_stencil_block(threads_per_block);
     const carveout_option* driver = options.left_to_driver();

@@ -44,13 +44,12 @@ KsResult ks_slower(std::span<const double> reference, std::span<const double> ca
 }
 
 KsReference::KsReference(std::span<const double> values, const Tolerance& tolerance)
-    : ascending(analysis::ascending(values)),
-      shift(std::max(tolerance.fraction * quantile_of_ascending(ascending, 0.5), tolerance.floor_cycles)) {}
+    : sorted(values.empty() ? throw std::invalid_argument("KS test needs two non-empty samples") : ascending(values)),
+      shift(std::max(tolerance.fraction * quantile_of_ascending(sorted, 0.5), tolerance.floor_cycles)) {}
 
 KsResult ks_slower(const KsReference& reference, std::span<const double> candidate) {
-    if (reference.ascending.empty() || candidate.empty())
-        throw std::invalid_argument("KS test needs two non-empty samples");
-    return ks_of_sorted(reference.ascending, shifted_ascending(candidate, reference.shift));
+    if (candidate.empty()) throw std::invalid_argument("KS test needs two non-empty samples");
+    return ks_of_sorted(reference.sorted, shifted_ascending(candidate, reference.shift));
 }
 
 double Tolerance::shift_for(std::span<const double> reference) const {

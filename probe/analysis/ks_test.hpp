@@ -32,8 +32,8 @@ struct Tolerance {
 // indifference zone taken, once. ks_slower(reference, candidate) is
 // ks_slower(values, candidate, tolerance.shift_for(values)).
 struct KsReference {
-    KsReference(std::span<const double> values, const Tolerance& tolerance);
-    std::vector<double> ascending;
+    KsReference(std::span<const double> values, const Tolerance& tolerance);  // no values: invalid_argument
+    std::vector<double> sorted;  // the values, ascending
     double shift = 0;
 };
 KsResult ks_slower(const KsReference& reference, std::span<const double> candidate);

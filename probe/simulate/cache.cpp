@@ -106,9 +106,9 @@ RunCounts::RunCounts(const CacheLevel& level, const LineRun& run)
 }
 
 std::uint64_t RunCounts::count(std::uint64_t set) const {
-    if (inner_by_phase_.empty()) return level_.count(run_, set, nullptr, &shifts_);
     const std::uint64_t sets = level_.sets(), step = run_.step;
     if (set >= sets) throw std::logic_error("simulated cache: a set beyond the level's");
+    if (inner_by_phase_.empty()) return level_.count(run_, set, nullptr, &shifts_);
     const std::uint64_t last = run_.first + (run_.count - 1) * step;
     const std::uint64_t first_block = run_.first / sets, last_block = last / sets;
     const auto shift_of = [&](std::uint64_t b) { return shifts_.empty() ? 0 : shifts_[b - first_block]; };

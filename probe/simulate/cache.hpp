@@ -9,7 +9,8 @@
 // load, and only the sets a recorded load falls in: a chase of a million lines
 // that records 1024 loads looks at no more than 1024 sets. Counting the ring's
 // lines in a set walks the blocks of `sets` consecutive lines the ring
-// touches, not the lines.
+// touches, not the lines; counting many sets of one ring (RunCounts) takes the
+// blocks inside it once, by phase.
 #include "architecture.hpp"
 #include "random.hpp"
 
@@ -68,12 +69,13 @@ private:
 // when the line's offset from the run's first is a multiple of the step. Where the step
 // divides the sets, that depends only on the block's shift modulo the step: the blocks
 // inside the run are counted by that phase once, and a set's count is its phase's count and
-// the two edge blocks looked at. Otherwise (a step of a block or more, or one that does not
-// divide the sets) count() walks the blocks, each block's shift taken once.
+// the two edge blocks looked at. Otherwise CacheLevel::count answers: it walks the lines for a
+// step of a block or more, the blocks (each block's shift taken once) for a step that does not
+// divide the sets.
 class RunCounts {
 public:
     RunCounts(const CacheLevel& level, const LineRun& run);
-    std::uint64_t count(std::uint64_t set) const;  // set below level.sets()
+    std::uint64_t count(std::uint64_t set) const;  // set below level.sets(), or std::logic_error
     const std::vector<std::uint64_t>& shifts() const { return shifts_; }  // level.block_shifts(run)
 
 private:

@@ -83,10 +83,13 @@ expect_match(whole "${text}" "S=96K T=1024: 8 grids, chosen worst 0.900, tuned w
 expect_match(whole "${text}" "h100 SGEMM: 8 products \\(0 incomplete\\); the helper's pick at 0.9 of the best or better on 0, worst 0.833; the tuned list at 0.97 or better on 8, worst 1.000; chosen / cuBLAS 0.50 to 0.50")
 expect_match(whole "${out}" "== the whole check: [0-9]+ s")
 # Its working folder (the builds, the searches' CSVs) is gone once packed: nothing is left in TMPDIR.
-file(GLOB left "${WORK}/tmp-whole/*")
-if(left)
-  message(FATAL_ERROR "whole: its working folder was left behind: ${left}")
-endif()
+function(expect_nothing_left name)
+  file(GLOB left "${WORK}/tmp-${name}/*")
+  if(left)
+    message(FATAL_ERROR "${name}: its working folder was left behind: ${left}")
+  endif()
+endfunction()
+expect_nothing_left(whole)
 
 # One search fails after its first grid: the others run, the summary keeps that grid and says what failed.
 check(failing ENV ${fakes} FAKE_FAIL=98304:1024 ARGS h200)
@@ -94,6 +97,7 @@ expect_match(failing "${rc}" "^1$")
 file(READ "${WORK}/failing/summary-h200.md" text)
 expect_match(failing "${text}" "S=96K T=1024: 1 grids")
 expect_match(failing "${text}" "## Not run\n- stencil-h200-s98304-t1024: exit 3")
+expect_nothing_left(failing)
 
 # A budget spent before the searches: each is skipped and said to be, and the summary says there is none.
 check(budget ENV ${fakes} BUDGET_S=5 GEMM_RESERVE_S=0 ARGS h100)
@@ -101,4 +105,5 @@ expect_match(budget "${rc}" "^1$")
 file(READ "${WORK}/budget/summary-h100.md" text)
 expect_match(budget "${text}" "^no search wrote a CSV: no summary\n\n## Not run\n- stencil-h100-s8192-t256: skipped, the budget was spent")
 expect_match(budget "${text}" "- gemm-h100: skipped, the budget was spent")
+expect_nothing_left(budget)
 message("shared_tiling_check.sh: refuses bad arguments, plans, runs every step, summarises, survives a failing search and a spent budget")

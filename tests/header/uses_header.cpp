@@ -64,6 +64,13 @@ int main() {
     static_assert(options.count == 2 && options.left_to_driver()->resident_blocks == 24, "the driver's split first");
     constexpr auto launch = gt::choose_star_stencil_launch<double>(grid, 4, 64, options, machine);
     static_assert(launch.option.left_to_driver(), "24 resident blocks rather than one");
+    // Its short list, a constant expression too (an array of candidates inside: nvcc takes it only with
+    // their members initialised): the chosen launch first, the other occupancy (one block) after the
+    // chosen option's blocks, the default launch among those.
+    constexpr auto launches = gt::star_stencil_launch_shortlist<double>(grid, 4, 64, options, machine);
+    static_assert(launches.count >= 3 && launches.launches[0] == launch &&
+                      launches.launches[launches.count - 1].option.resident_blocks == 1,
+                  "the launch short list");
     static_assert(gt::sgemm_pad_a(128, 8, 32, 4) == 4, "the SGEMM's A slice padded on 32 banks of 4 bytes");
     static_assert(gt::node::find_link(0, 0) == nullptr, "no link from a device to itself");
     const auto wave = gt::resident_blocks_per_wave(256);
