@@ -45,15 +45,15 @@ KsResult ks_slower(std::span<const double> reference, std::span<const double> ca
 
 KsReference::KsReference(std::span<const double> values, const Tolerance& tolerance)
     : sorted(values.empty() ? throw std::invalid_argument("KS test needs two non-empty samples") : ascending(values)),
-      shift(std::max(tolerance.fraction * quantile_of_ascending(sorted, 0.5), tolerance.floor_cycles)) {}
+      shift(tolerance.shift_at(quantile_of_ascending(sorted, 0.5))) {}
 
 KsResult ks_slower(const KsReference& reference, std::span<const double> candidate) {
     if (candidate.empty()) throw std::invalid_argument("KS test needs two non-empty samples");
     return ks_of_sorted(reference.sorted, shifted_ascending(candidate, reference.shift));
 }
 
-double Tolerance::shift_for(std::span<const double> reference) const {
-    return std::max(fraction * median(reference), floor_cycles);
-}
+double Tolerance::shift_for(std::span<const double> reference) const { return shift_at(median(reference)); }
+
+double Tolerance::shift_at(double reference_median) const { return std::max(fraction * reference_median, floor_cycles); }
 
 }  // namespace gpu_topology::analysis

@@ -26,6 +26,7 @@ struct Tolerance {
     double fraction = 0.2;
     double floor_cycles = 16;
     double shift_for(std::span<const double> reference) const;
+    double shift_at(double reference_median) const;  // the same, from the reference's median
 };
 
 // A reference tested against many candidates (a capacity search's): sorted, and its

@@ -54,8 +54,15 @@ std::vector<std::uint64_t> CacheLevel::block_shifts(const LineRun& run) const {
     return shifts;
 }
 
+std::uint64_t CacheLevel::line_in_block(std::uint64_t set, std::uint64_t block, std::uint64_t shift) const {
+    std::uint64_t offset = set + sets_ - shift;  // (set - shift) mod sets, by a subtraction
+    if (offset >= sets_) offset -= sets_;
+    return block * sets_ + offset;
+}
+
 std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out,
                                 const std::vector<std::uint64_t>* shifts) const {
+    if (set >= sets_) throw std::logic_error("simulated cache: a set beyond the level's");
     if (run.count == 0) return 0;
     const std::uint64_t last = run.first + (run.count - 1) * run.step;
     std::uint64_t n = 0;
@@ -71,19 +78,16 @@ std::uint64_t CacheLevel::count(const LineRun& run, std::uint64_t set, std::vect
     }
     const std::uint64_t first_block = run.first / sets_, last_block = last / sets_;
     if (last_block - first_block > kMostSteps) throw std::logic_error("simulated cache: a ring of too many blocks to count");
-    if (set >= sets_) throw std::logic_error("simulated cache: a set beyond the level's");
     if (shifts && !shifts->empty() && shifts->size() != last_block - first_block + 1)
         throw std::logic_error("simulated cache: block shifts of another run");
     for (std::uint64_t b = first_block; b <= last_block; ++b) {
-        // The one line of block b in `set`, and whether the run touches it. (set - shift) mod sets
-        // by a subtraction, and no remainder for a run of every line: this loop is a third of a
-        // simulated probe's time, and a division costs it more than the rest.
+        // The one line of block b in `set`, and whether the run touches it (no remainder for a run
+        // of every line: this loop was a third of a simulated probe's time, and a division costs it
+        // more than the rest).
         const std::uint64_t shift = index_ == SetIndex::modulo ? 0
                                     : shifts && !shifts->empty() ? (*shifts)[b - first_block]
                                                                  : mix(b ^ salt_) % sets_;
-        std::uint64_t offset = set + sets_ - shift;
-        if (offset >= sets_) offset -= sets_;
-        const std::uint64_t line = b * sets_ + offset;
+        const std::uint64_t line = line_in_block(set, b, shift);
         if (line < run.first || line > last || (run.step != 1 && (line - run.first) % run.step != 0)) continue;
         take(line);
     }
@@ -117,9 +121,7 @@ std::uint64_t RunCounts::count(std::uint64_t set) const {
     const std::uint64_t phase = (set % step + step - run_.first % step) % step;
     std::uint64_t n = last_block - first_block >= 2 ? inner_by_phase_[phase] : 0;
     const auto edge = [&](std::uint64_t b) {
-        std::uint64_t offset = set + sets - shift_of(b);
-        if (offset >= sets) offset -= sets;
-        const std::uint64_t line = b * sets + offset;
+        const std::uint64_t line = level_.line_in_block(set, b, shift_of(b));
         return line >= run_.first && line <= last && (line - run_.first) % step == 0 ? 1 : 0;
     };
     n += edge(first_block);

@@ -52,6 +52,9 @@ public:
     // once per set).
     std::uint64_t count(const LineRun& run, std::uint64_t set, std::vector<std::uint64_t>* out = nullptr,
                         const std::vector<std::uint64_t>* shifts = nullptr) const;
+    // The line of block `block` (of `sets` consecutive lines) that falls in `set`, where the index
+    // moves that block by `shift` (0 for a modulo index).
+    std::uint64_t line_in_block(std::uint64_t set, std::uint64_t block, std::uint64_t shift) const;
     // Where the hashed index moves each block of `sets` lines that `run` spans (empty where count()
     // looks at each line instead, or the index is modulo).
     std::vector<std::uint64_t> block_shifts(const LineRun& run) const;
